@@ -1,0 +1,85 @@
+/*
+ * coll/rabred: Open MPI collective component for MPI_Allreduce and
+ * MPI_Reduce built on Rabenseifner's reduction algorithms.
+ *
+ * The component owns the MCA parameters and the call counters; the module
+ * (one per communicator) keeps the previous component's allreduce/reduce as
+ * the fallback and runs plans with the executor.  All algorithm knowledge
+ * lives in the pure files (rabred_table.h, rabred_decide.h, the builders).
+ */
+#ifndef MCA_COLL_RABRED_EXPORT_H
+#define MCA_COLL_RABRED_EXPORT_H
+
+#include "ompi_config.h"
+
+#include "mpi.h"
+#include "ompi/mca/coll/coll.h"
+
+#include "rabred_decide.h"
+#include "rabred_plan.h"
+#include "rabred_table.h"
+
+BEGIN_C_DECLS
+
+/* Counter slots per collective: slot 0 counts calls handed to the previous
+ * component, slot i + 1 those served by table entry i. */
+#define RABRED_MAX_ALGS 32
+
+typedef struct {
+    mca_coll_base_component_2_0_0_t super;
+    int priority;
+    int verbose;
+    int output; /* opal_output stream for warnings and decision lines */
+    int algorithm[RABRED_NCOLLS];           /* RABRED_ALG_AUTO, _PREVIOUS or a table id */
+    int allreduce_short_bytes;              /* thresholds as registered (validated) */
+    int reduce_short_bytes;
+    unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
+} mca_coll_rabred_component_t;
+
+OMPI_MODULE_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
+
+typedef struct {
+    mca_coll_base_module_t super;
+    mca_coll_base_module_allreduce_fn_t previous_allreduce;
+    mca_coll_base_module_t *previous_allreduce_module;
+    mca_coll_base_module_reduce_fn_t previous_reduce;
+    mca_coll_base_module_t *previous_reduce_module;
+    rabred_plan_t plan; /* reused by every call on this communicator */
+} mca_coll_rabred_module_t;
+
+OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
+
+/* Component entry points (coll_rabred_module.c). */
+int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_threads);
+mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
+                                                   int *priority);
+
+int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
+                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                           struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                           mca_coll_base_module_t *module);
+
+/* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
+ * INPUT, ACC and TMP base addresses (element 0 of each, lower bound
+ * included); `tag` is the collective's coll tag. */
+int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
+                            struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
+                            struct ompi_communicator_t *comm);
+
+/* A temporary of count elements of dtype: keep the allocation (raw) and the
+ * address of element 0 (buf, shifted by the true lower bound) together, so
+ * the right pointer is freed. */
+typedef struct {
+    char *raw;
+    char *buf;
+} mca_coll_rabred_tmpbuf_t;
+
+int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_datatype_t *dtype,
+                                 size_t count);
+void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t);
+
+END_C_DECLS
+
+#endif /* MCA_COLL_RABRED_EXPORT_H */

@@ -1,0 +1,196 @@
+/*
+ * coll/rabred component: MCA parameters, performance counters, the output
+ * stream.  Parameter enums and help text are generated from the algorithm
+ * table, so they cannot drift from what dispatch accepts.
+ *
+ * Bad input: an unknown algorithm name is rejected by Open MPI's enum
+ * parsing (which prints the valid names) and the parameter keeps its
+ * default, auto; a negative threshold prints one warning and the default is
+ * used.  Nothing here can make MPI_Init fail.
+ */
+#include "coll_rabred.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/mca/base/mca_base_pvar.h"
+#include "opal/mca/base/mca_base_var.h"
+#include "opal/mca/base/mca_base_var_enum.h"
+#include "opal/util/output.h"
+
+const char *mca_coll_rabred_component_version_string = "Open MPI rabred collective MCA component";
+
+static int rabred_register(void);
+static int rabred_open(void);
+static int rabred_close(void);
+
+/* Default priority: above coll/tuned (30) so an installed rabred takes over
+ * MPI_Allreduce/MPI_Reduce; every other collective still comes from the
+ * components below, since rabred provides only these two. */
+#define RABRED_DEFAULT_PRIORITY 40
+
+mca_coll_rabred_component_t mca_coll_rabred_component = {
+    .super = {
+        .collm_version = {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "rabred",
+            MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
+            .mca_open_component = rabred_open,
+            .mca_close_component = rabred_close,
+            .mca_register_component_params = rabred_register,
+        },
+        .collm_data = {
+            MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .collm_init_query = mca_coll_rabred_init_query,
+        .collm_comm_query = mca_coll_rabred_comm_query,
+    },
+    .priority = RABRED_DEFAULT_PRIORITY,
+    .verbose = 0,
+    .output = -1,
+};
+
+/* Help strings built from the table live for the whole run: the MCA system
+ * shows them from ompi_info at any time. */
+static char *algorithm_help[RABRED_NCOLLS];
+
+static char *build_algorithm_help(rabred_coll_t coll)
+{
+    size_t len = 512;
+    for (int i = 0; i < rabred_table_size(coll); i++) {
+        len += strlen(rabred_table_at(coll, i)->name) + strlen(rabred_table_at(coll, i)->description) + 16;
+    }
+    char *help = malloc(len);
+    if (NULL == help) {
+        return NULL;
+    }
+    int n = snprintf(help, len,
+                     "Algorithm for MPI_%s. auto: rabred decides by p, bytes and the op; "
+                     "previous: hand every call to the coll component selected below rabred",
+                     RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce");
+    for (int i = 0; i < rabred_table_size(coll) && n > 0 && (size_t)n < len; i++) {
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        n += snprintf(help + n, len - (size_t)n, "; %s: %s", alg->name, alg->description);
+    }
+    return help;
+}
+
+static int register_algorithm_param(rabred_coll_t coll)
+{
+    mca_base_var_enum_value_t values[RABRED_MAX_ALGS + 3];
+    int n = 0;
+    values[n++] = (mca_base_var_enum_value_t){RABRED_ALG_AUTO, "auto"};
+    for (int i = 0; i < rabred_table_size(coll) && i < RABRED_MAX_ALGS; i++) {
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        values[n++] = (mca_base_var_enum_value_t){alg->id, alg->name};
+    }
+    values[n++] = (mca_base_var_enum_value_t){RABRED_ALG_PREVIOUS, "previous"};
+    values[n] = (mca_base_var_enum_value_t){0, NULL};
+
+    char enum_name[64], var_name[64];
+    snprintf(enum_name, sizeof(enum_name), "coll_rabred_%s_algorithms", rabred_coll_name(coll));
+    snprintf(var_name, sizeof(var_name), "%s_algorithm", rabred_coll_name(coll));
+    mca_base_var_enum_t *algorithms = NULL;
+    int rc = mca_base_var_enum_create(enum_name, values, &algorithms);
+    if (OPAL_SUCCESS != rc) {
+        return rc;
+    }
+    algorithm_help[coll] = build_algorithm_help(coll);
+    mca_coll_rabred_component.algorithm[coll] = RABRED_ALG_AUTO;
+    /* SETTABLE + ALL_EQ: may be changed at run time through MPI_T, with the
+     * same value on every rank (tests and rabred_bench switch algorithms
+     * inside one run this way). */
+    rc = mca_base_component_var_register(&mca_coll_rabred_component.super.collm_version, var_name,
+                                         algorithm_help[coll] ? algorithm_help[coll] : "algorithm",
+                                         MCA_BASE_VAR_TYPE_INT, algorithms, 0,
+                                         MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
+                                         MCA_BASE_VAR_SCOPE_ALL_EQ,
+                                         &mca_coll_rabred_component.algorithm[coll]);
+    OBJ_RELEASE(algorithms);
+    return rc < 0 ? rc : OPAL_SUCCESS;
+}
+
+/* A threshold in bytes: negative values are refused with one warning. */
+static void register_threshold(const char *name, const char *help, int def, int *storage)
+{
+    *storage = def;
+    (void)mca_base_component_var_register(&mca_coll_rabred_component.super.collm_version, name,
+                                          help, MCA_BASE_VAR_TYPE_INT, NULL, 0, 0,
+                                          OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ, storage);
+    if (*storage < 0) {
+        opal_output(0, "coll:rabred: coll_rabred_%s = %d is negative; using the default %d",
+                    name, *storage, def);
+        *storage = def;
+    }
+}
+
+static void register_counters(rabred_coll_t coll)
+{
+    char name[96], help[160];
+    for (int slot = 0; slot <= rabred_table_size(coll) && slot <= RABRED_MAX_ALGS; slot++) {
+        const char *alg = 0 == slot ? "previous" : rabred_table_at(coll, slot - 1)->name;
+        snprintf(name, sizeof(name), "%s_%s_calls", rabred_coll_name(coll), alg);
+        snprintf(help, sizeof(help), "Number of MPI_%s calls on this process served by %s%s",
+                 RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce", alg,
+                 0 == slot ? " (the coll component below rabred)" : "");
+        (void)mca_base_component_pvar_register(
+            &mca_coll_rabred_component.super.collm_version, name, help, OPAL_INFO_LVL_4,
+            MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+            MCA_BASE_VAR_BIND_NO_OBJECT,
+            MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, NULL, NULL, NULL,
+            &mca_coll_rabred_component.calls[coll][slot]);
+    }
+}
+
+static int rabred_register(void)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    c->priority = RABRED_DEFAULT_PRIORITY;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "priority",
+        "Priority of coll/rabred (default 40, above coll/tuned's 30, so an installed rabred "
+        "serves MPI_Allreduce and MPI_Reduce; negative: never selected)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &c->priority);
+    c->verbose = 0;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "verbose",
+        "Verbosity: 0 silent, 1 warnings and fallbacks, 2 one line per call (collective, p, "
+        "bytes, algorithm and why: forced, decision or fallback)",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
+    register_threshold("allreduce_short_bytes",
+                       "Bytes per rank up to which auto uses recursive_doubling for "
+                       "MPI_Allreduce; above, rabenseifner (default 2048, MPICH's cut-over)",
+                       RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES, &c->allreduce_short_bytes);
+    register_threshold("reduce_short_bytes",
+                       "Bytes per rank up to which auto uses binomial for MPI_Reduce; above, "
+                       "rabenseifner (default 2048, MPICH's cut-over)",
+                       RABRED_DEFAULT_REDUCE_SHORT_BYTES, &c->reduce_short_bytes);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        int rc = register_algorithm_param((rabred_coll_t)coll);
+        if (OPAL_SUCCESS != rc) {
+            return rc;
+        }
+        register_counters((rabred_coll_t)coll);
+    }
+    return OMPI_SUCCESS;
+}
+
+static int rabred_open(void)
+{
+    mca_coll_rabred_component.output = opal_output_open(NULL);
+    opal_output_set_verbosity(mca_coll_rabred_component.output, mca_coll_rabred_component.verbose);
+    return OMPI_SUCCESS;
+}
+
+static int rabred_close(void)
+{
+    if (mca_coll_rabred_component.output >= 0) {
+        opal_output_close(mca_coll_rabred_component.output);
+        mca_coll_rabred_component.output = -1;
+    }
+    /* algorithm_help[] stays: the MCA variable system may still show it */
+    return OMPI_SUCCESS;
+}

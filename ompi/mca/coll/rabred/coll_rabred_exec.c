@@ -1,0 +1,149 @@
+/*
+ * The executor: the only rabred code that touches the PML (DESIGN.md).
+ *
+ * For each round of a plan: post every receive, then every send (receives
+ * first so eager data lands in place), wait for all, then run the local
+ * steps with ompi_op_reduce and datatype copies.  Addresses are
+ * base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
+ * 2^31 bytes are fine; counts go to the PML as size_t.
+ *
+ * Errors: the first PML or allocation error is returned as the real OMPI
+ * code; requests already posted in the failing round are cancelled and
+ * released, never leaked.
+ */
+#include "coll_rabred.h"
+
+#include <stdlib.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/op/op.h"
+#include "ompi/request/request.h"
+
+int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_datatype_t *dtype,
+                                 size_t count)
+{
+    ptrdiff_t gap = 0;
+    ptrdiff_t span = opal_datatype_span(&dtype->super, count, &gap);
+    t->raw = malloc(span > 0 ? (size_t)span : 1);
+    t->buf = NULL == t->raw ? NULL : t->raw - gap;
+    return NULL == t->raw ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t)
+{
+    free(t->raw);
+    t->raw = t->buf = NULL;
+}
+
+static char *address(char *bufs[RABRED_NBUFS], int buf, int64_t off, ptrdiff_t extent)
+{
+    return bufs[buf] + (ptrdiff_t)off * extent;
+}
+
+static void release(ompi_request_t **reqs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (MPI_REQUEST_NULL != reqs[i]) {
+            ompi_request_cancel(reqs[i]);
+            ompi_request_free(&reqs[i]);
+        }
+    }
+}
+
+static int post_and_wait(const rabred_plan_t *plan, const rabred_round_t *rd,
+                         char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype, int tag,
+                         struct ompi_communicator_t *comm, ompi_request_t **reqs)
+{
+    ptrdiff_t lb, extent;
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    int n = 0, rc = OMPI_SUCCESS;
+    for (int pass = RABRED_XFER_RECV; pass <= RABRED_XFER_SEND && OMPI_SUCCESS == rc; pass++) {
+        for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            if (x->dir != pass) {
+                continue;
+            }
+            char *ptr = address(bufs, x->buf, x->off, extent);
+            reqs[n] = MPI_REQUEST_NULL;
+            rc = RABRED_XFER_RECV == pass
+                     ? MCA_PML_CALL(irecv(ptr, (size_t)x->len, dtype, x->peer, tag, comm, &reqs[n]))
+                     : MCA_PML_CALL(isend(ptr, (size_t)x->len, dtype, x->peer, tag,
+                                          MCA_PML_BASE_SEND_STANDARD, comm, &reqs[n]));
+            n++;
+        }
+    }
+    if (OMPI_SUCCESS != rc) {
+        release(reqs, n);
+        return rc;
+    }
+    return n > 0 ? ompi_request_wait_all(n, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
+}
+
+/* dst = src (op) dst, or dst = dst (op) src.  The order is honoured even for
+ * commutative ops: two ranks that compute the same combination (recursive
+ * doubling) must produce the same bits, and MAX(+0, -0) or NaN payloads
+ * depend on operand order.  The reversed form computes into src (always a
+ * scratch buffer: plans reduce only from TMP) and copies back. */
+static int reduce_step(const rabred_local_t *l, char *src, char *dst,
+                       struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    if (l->src_first) {
+        ompi_op_reduce(op, src, dst, (size_t)l->len, dtype);
+        return OMPI_SUCCESS;
+    }
+    if (RABRED_BUF_TMP != l->src) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    ompi_op_reduce(op, dst, src, (size_t)l->len, dtype);
+    return ompi_datatype_copy_content_same_ddt(dtype, (size_t)l->len, dst, src);
+}
+
+static int run_locals(const rabred_plan_t *plan, const rabred_round_t *rd,
+                      char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype,
+                      struct ompi_op_t *op)
+{
+    ptrdiff_t lb, extent;
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    for (int k = 0; k < rd->nlocal; k++) {
+        const rabred_local_t *l = &plan->locals[rd->first_local + k];
+        char *src = address(bufs, l->src, l->off, extent);
+        char *dst = address(bufs, l->dst, l->off, extent);
+        int rc = OMPI_SUCCESS;
+        if (RABRED_LOCAL_REDUCE == l->kind) {
+            rc = reduce_step(l, src, dst, dtype, op);
+        } else if (src != dst) { /* a copy onto itself is MPI_IN_PLACE */
+            rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)l->len, dst, src);
+        }
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
+                            struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
+                            struct ompi_communicator_t *comm)
+{
+    int maxx = 0;
+    for (int r = 0; r < plan->nrounds; r++) {
+        maxx = plan->rounds[r].nxfer > maxx ? plan->rounds[r].nxfer : maxx;
+    }
+    ompi_request_t *few[8], **reqs = few;
+    if (maxx > 8 && NULL == (reqs = malloc((size_t)maxx * sizeof(*reqs)))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    int rc = OMPI_SUCCESS;
+    for (int r = 0; r < plan->nrounds && OMPI_SUCCESS == rc; r++) {
+        rc = post_and_wait(plan, &plan->rounds[r], bufs, dtype, tag, comm, reqs);
+        if (OMPI_SUCCESS == rc) {
+            rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
+        }
+    }
+    if (reqs != few) {
+        free(reqs);
+    }
+    return rc;
+}

@@ -1,0 +1,192 @@
+/*
+ * coll/rabred module: per-communicator set-up and the MPI_Allreduce /
+ * MPI_Reduce entry points.
+ *
+ * A call goes: validate -> choose (rabred_decide: forced > decision >
+ * previous component) -> count it in the per-algorithm counter -> build
+ * this rank's plan -> allocate the temporaries the plan names -> execute.
+ * With coll_rabred_verbose >= 2 each call prints one line saying what was
+ * chosen and why; fallbacks print at verbose >= 1.
+ */
+#include "coll_rabred.h"
+
+#include <string.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/op/op.h"
+#include "opal/util/output.h"
+
+static void module_construct(mca_coll_rabred_module_t *m)
+{
+    m->previous_allreduce = NULL;
+    m->previous_allreduce_module = NULL;
+    m->previous_reduce = NULL;
+    m->previous_reduce_module = NULL;
+    rabred_plan_init(&m->plan);
+}
+
+static void module_destruct(mca_coll_rabred_module_t *m)
+{
+    if (NULL != m->previous_allreduce_module) {
+        OBJ_RELEASE(m->previous_allreduce_module);
+    }
+    if (NULL != m->previous_reduce_module) {
+        OBJ_RELEASE(m->previous_reduce_module);
+    }
+    rabred_plan_free(&m->plan);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_rabred_module_t, mca_coll_base_module_t, module_construct,
+                   module_destruct);
+
+int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    (void)enable_progress_threads;
+    (void)enable_mpi_threads;
+    return OMPI_SUCCESS;
+}
+
+/* Keep the functions of the component selected below rabred: they serve the
+ * calls rabred hands on ("previous"), and are retained so they outlive any
+ * reselection. */
+static int module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    m->previous_allreduce = comm->c_coll->coll_allreduce;
+    m->previous_allreduce_module = comm->c_coll->coll_allreduce_module;
+    m->previous_reduce = comm->c_coll->coll_reduce;
+    m->previous_reduce_module = comm->c_coll->coll_reduce_module;
+    if (NULL == m->previous_allreduce || NULL == m->previous_allreduce_module ||
+        NULL == m->previous_reduce || NULL == m->previous_reduce_module) {
+        opal_output_verbose(1, mca_coll_rabred_component.output,
+                            "coll:rabred: no allreduce/reduce below rabred on %s; "
+                            "add basic to the coll list (e.g. --mca coll rabred,basic,libnbc)",
+                            comm->c_name);
+        m->previous_allreduce_module = m->previous_reduce_module = NULL;
+        return OMPI_ERROR;
+    }
+    OBJ_RETAIN(m->previous_allreduce_module);
+    OBJ_RETAIN(m->previous_reduce_module);
+    return OMPI_SUCCESS;
+}
+
+mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
+                                                   int *priority)
+{
+    *priority = mca_coll_rabred_component.priority;
+    if (OMPI_COMM_IS_INTER(comm) || *priority < 0) {
+        return NULL; /* rabred's plans are for intracommunicators */
+    }
+    mca_coll_rabred_module_t *m = OBJ_NEW(mca_coll_rabred_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    m->super.coll_module_enable = module_enable;
+    m->super.coll_allreduce = mca_coll_rabred_allreduce;
+    m->super.coll_reduce = mca_coll_rabred_reduce;
+    return &m->super;
+}
+
+/* Choose for this call, count it and say so at the verbose levels. */
+static void choose(rabred_coll_t coll, int count, struct ompi_datatype_t *dtype,
+                   struct ompi_op_t *op, struct ompi_communicator_t *comm, rabred_choice_t *choice)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    size_t type_size = 0;
+    ompi_datatype_type_size(dtype, &type_size);
+    int64_t bytes = (int64_t)count * (int64_t)type_size;
+    rabred_call_t call = {ompi_comm_size(comm), count, ompi_op_is_commute(op) ? 1 : 0};
+    rabred_thresholds_t th = {c->allreduce_short_bytes, c->reduce_short_bytes};
+
+    rabred_decide(coll, &call, bytes, c->algorithm[coll], &th, choice);
+    int slot = 0;
+    for (int i = 0; NULL != choice->alg && i < rabred_table_size(coll); i++) {
+        slot = rabred_table_at(coll, i) == choice->alg ? i + 1 : slot;
+    }
+    c->calls[coll][slot]++;
+    if (c->verbose >= 2 || (c->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
+        opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
+                    rabred_coll_name(coll), call.p, (long long)bytes,
+                    choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
+                    choice->reason);
+    }
+}
+
+static int plan_error(int rc)
+{
+    return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+}
+
+/* Build this rank's plan, allocate what it names, run it, free. */
+static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
+                    const rabred_plan_args_t *args, char *input, char *acc,
+                    struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
+                    struct ompi_communicator_t *comm)
+{
+    int rc = rabred_plan_build(alg->build, args, &m->plan);
+    if (RABRED_OK != rc) {
+        return plan_error(rc);
+    }
+    mca_coll_rabred_tmpbuf_t acc_tmp = {NULL, NULL}, tmp = {NULL, NULL};
+    if (NULL == acc && m->plan.uses[RABRED_BUF_ACC]) {
+        rc = mca_coll_rabred_tmpbuf_alloc(&acc_tmp, dtype, (size_t)args->count);
+        acc = acc_tmp.buf;
+    }
+    if (OMPI_SUCCESS == rc && m->plan.uses[RABRED_BUF_TMP]) {
+        rc = mca_coll_rabred_tmpbuf_alloc(&tmp, dtype, (size_t)args->count);
+    }
+    if (OMPI_SUCCESS == rc) {
+        char *bufs[RABRED_NBUFS] = {input, acc, tmp.buf};
+        rc = mca_coll_rabred_execute(&m->plan, bufs, dtype, op, tag, comm);
+    }
+    mca_coll_rabred_tmpbuf_free(&acc_tmp);
+    mca_coll_rabred_tmpbuf_free(&tmp);
+    return rc;
+}
+
+int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
+                              struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                              struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    rabred_choice_t choice;
+    choose(RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &choice);
+    if (NULL == choice.alg) {
+        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                     m->previous_allreduce_module);
+    }
+    if (count <= 0) {
+        return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
+    }
+    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
+                               ompi_op_is_commute(op) ? 1 : 0};
+    char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
+    return run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
+                    MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+}
+
+int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                           struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                           mca_coll_base_module_t *module)
+{
+    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    rabred_choice_t choice;
+    choose(RABRED_COLL_REDUCE, count, dtype, op, comm, &choice);
+    if (NULL == choice.alg) {
+        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                  m->previous_reduce_module);
+    }
+    if (count <= 0) {
+        return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
+    }
+    int rank = ompi_comm_rank(comm);
+    rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
+                               ompi_op_is_commute(op) ? 1 : 0};
+    /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
+    int at_root = rank == root;
+    char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;
+    return run_plan(m, choice.alg, &args, input, at_root ? (char *)rbuf : NULL, dtype, op,
+                    MCA_COLL_BASE_TAG_REDUCE, comm);
+}

@@ -1,0 +1,112 @@
+/*
+ * Plan phases shared by several algorithms (see rabred_phases.h).
+ */
+#include "rabred_phases.h"
+
+void rabred_phase_copy_in(rabred_plan_t *plan, int64_t count)
+{
+    rabred_plan_round(plan);
+    rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, count);
+}
+
+void rabred_phase_fold_full(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count)
+{
+    rabred_plan_round(plan);
+    if (RABRED_NODE_EXTRA == fold->kind) {
+        rabred_plan_send(plan, fold->partner, RABRED_BUF_ACC, 0, count);
+    } else if (RABRED_NODE_PROXY == fold->kind) {
+        rabred_plan_recv(plan, fold->partner, RABRED_BUF_TMP, 0, count);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, count,
+                           fold->partner < fold->rank);
+    }
+}
+
+void rabred_phase_fold_halves(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count)
+{
+    if (RABRED_NODE_BASE == fold->kind) {
+        return;
+    }
+    /* the even rank of a pair reduces the lower half, the odd one the upper */
+    int64_t half = count / 2;
+    int is_even = 0 == (fold->rank & 1);
+    int64_t keep_off = is_even ? 0 : half, keep_len = is_even ? half : count - half;
+    int64_t give_off = is_even ? half : 0, give_len = count - keep_len;
+
+    rabred_plan_round(plan);
+    rabred_plan_send(plan, fold->partner, RABRED_BUF_ACC, give_off, give_len);
+    rabred_plan_recv(plan, fold->partner, RABRED_BUF_TMP, keep_off, keep_len);
+    rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len, !is_even);
+
+    rabred_plan_round(plan);
+    if (RABRED_NODE_EXTRA == fold->kind) {
+        rabred_plan_send(plan, fold->partner, RABRED_BUF_ACC, keep_off, keep_len);
+    } else {
+        rabred_plan_recv(plan, fold->partner, RABRED_BUF_ACC, give_off, give_len);
+    }
+}
+
+void rabred_phase_unfold(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count)
+{
+    if (RABRED_NODE_BASE == fold->kind) {
+        return;
+    }
+    rabred_plan_round(plan);
+    if (RABRED_NODE_PROXY == fold->kind) {
+        rabred_plan_send(plan, fold->partner, RABRED_BUF_ACC, 0, count);
+    } else {
+        rabred_plan_recv(plan, fold->partner, RABRED_BUF_ACC, 0, count);
+    }
+}
+
+void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_fold_t *fold,
+                                 const rabred_halving_t *h, int64_t count)
+{
+    for (int s = 0; s < h->steps; s++) {
+        int peer_v = fold->vrank ^ (1 << s);
+        int peer = rabred_fold_real_rank(fold, peer_v);
+        int64_t keep_off = rabred_window_offset(count, fold->pof2, h->after[s]);
+        int64_t keep_len = rabred_window_length(count, fold->pof2, h->after[s]);
+        rabred_plan_round(plan);
+        rabred_plan_send(plan, peer, RABRED_BUF_ACC,
+                         rabred_window_offset(count, fold->pof2, h->given[s]),
+                         rabred_window_length(count, fold->pof2, h->given[s]));
+        rabred_plan_recv(plan, peer, RABRED_BUF_TMP, keep_off, keep_len);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len,
+                           peer_v < fold->vrank);
+    }
+}
+
+void rabred_phase_allgather(rabred_plan_t *plan, const rabred_fold_t *fold,
+                            const rabred_halving_t *h, int64_t count)
+{
+    for (int s = h->steps - 1; s >= 0; s--) {
+        int peer = rabred_fold_real_rank(fold, fold->vrank ^ (1 << s));
+        rabred_plan_round(plan);
+        rabred_plan_send(plan, peer, RABRED_BUF_ACC,
+                         rabred_window_offset(count, fold->pof2, h->after[s]),
+                         rabred_window_length(count, fold->pof2, h->after[s]));
+        rabred_plan_recv(plan, peer, RABRED_BUF_ACC,
+                         rabred_window_offset(count, fold->pof2, h->given[s]),
+                         rabred_window_length(count, fold->pof2, h->given[s]));
+    }
+}
+
+void rabred_phase_gather(rabred_plan_t *plan, const rabred_fold_t *fold,
+                         const rabred_halving_t *h, int64_t count, int vroot)
+{
+    for (int s = h->steps - 1; s >= 0; s--) {
+        int bit = 1 << s;
+        int peer = rabred_fold_real_rank(fold, fold->vrank ^ bit);
+        rabred_plan_round(plan);
+        if ((fold->vrank & bit) == (vroot & bit)) {
+            rabred_plan_recv(plan, peer, RABRED_BUF_ACC,
+                             rabred_window_offset(count, fold->pof2, h->given[s]),
+                             rabred_window_length(count, fold->pof2, h->given[s]));
+        } else {
+            rabred_plan_send(plan, peer, RABRED_BUF_ACC,
+                             rabred_window_offset(count, fold->pof2, h->after[s]),
+                             rabred_window_length(count, fold->pof2, h->after[s]));
+            return; /* this rank's blocks are with the root's side now */
+        }
+    }
+}

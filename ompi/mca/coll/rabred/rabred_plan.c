@@ -1,0 +1,146 @@
+/*
+ * rabred plans: storage and the small builder API (see rabred_plan.h).
+ * Arrays grow by doubling; a failed allocation is recorded once and every
+ * later call becomes a no-op, so builders need no error checks of their own.
+ */
+#include "rabred_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void rabred_plan_init(rabred_plan_t *plan)
+{
+    memset(plan, 0, sizeof(*plan));
+}
+
+void rabred_plan_reset(rabred_plan_t *plan)
+{
+    plan->nrounds = plan->nxfers = plan->nlocals = 0;
+    memset(plan->uses, 0, sizeof(plan->uses));
+    plan->error = RABRED_OK;
+}
+
+void rabred_plan_free(rabred_plan_t *plan)
+{
+    free(plan->rounds);
+    free(plan->xfers);
+    free(plan->locals);
+    rabred_plan_init(plan);
+}
+
+/* Make room for one more element of size `size` in *array. */
+static int reserve(rabred_plan_t *plan, void **array, int32_t used, int32_t *cap, size_t size)
+{
+    if (plan->error != RABRED_OK) {
+        return 0;
+    }
+    if (used < *cap) {
+        return 1;
+    }
+    int32_t ncap = *cap ? 2 * *cap : 16;
+    void *grown = realloc(*array, (size_t)ncap * size);
+    if (NULL == grown) {
+        plan->error = RABRED_ERR_NOMEM;
+        return 0;
+    }
+    *array = grown;
+    *cap = ncap;
+    return 1;
+}
+
+void rabred_plan_round(rabred_plan_t *plan)
+{
+    if (!reserve(plan, (void **)&plan->rounds, plan->nrounds, &plan->cap_rounds,
+                 sizeof(rabred_round_t))) {
+        return;
+    }
+    rabred_round_t *r = &plan->rounds[plan->nrounds++];
+    r->first_xfer = plan->nxfers;
+    r->first_local = plan->nlocals;
+    r->nxfer = r->nlocal = 0;
+}
+
+static rabred_round_t *current_round(rabred_plan_t *plan)
+{
+    if (0 == plan->nrounds) {
+        rabred_plan_round(plan);
+    }
+    return plan->error == RABRED_OK ? &plan->rounds[plan->nrounds - 1] : NULL;
+}
+
+static void add_xfer(rabred_plan_t *plan, rabred_xfer_dir_t dir, int peer, rabred_buf_t buf,
+                     int64_t off, int64_t len)
+{
+    if (len <= 0) {
+        return;
+    }
+    rabred_round_t *r = current_round(plan);
+    if (NULL == r || !reserve(plan, (void **)&plan->xfers, plan->nxfers, &plan->cap_xfers,
+                              sizeof(rabred_xfer_t))) {
+        return;
+    }
+    rabred_xfer_t *x = &plan->xfers[plan->nxfers++];
+    x->peer = peer;
+    x->dir = (uint8_t)dir;
+    x->buf = (uint8_t)buf;
+    x->off = off;
+    x->len = len;
+    r->nxfer++;
+    plan->uses[buf] = 1;
+}
+
+void rabred_plan_recv(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len)
+{
+    add_xfer(plan, RABRED_XFER_RECV, peer, buf, off, len);
+}
+
+void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len)
+{
+    add_xfer(plan, RABRED_XFER_SEND, peer, buf, off, len);
+}
+
+static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_t src,
+                      rabred_buf_t dst, int64_t off, int64_t len, int src_first)
+{
+    if (len <= 0) {
+        return;
+    }
+    rabred_round_t *r = current_round(plan);
+    if (NULL == r || !reserve(plan, (void **)&plan->locals, plan->nlocals, &plan->cap_locals,
+                              sizeof(rabred_local_t))) {
+        return;
+    }
+    rabred_local_t *l = &plan->locals[plan->nlocals++];
+    l->kind = (uint8_t)kind;
+    l->src = (uint8_t)src;
+    l->dst = (uint8_t)dst;
+    l->src_first = (uint8_t)(src_first ? 1 : 0);
+    l->off = off;
+    l->len = len;
+    r->nlocal++;
+    plan->uses[src] = plan->uses[dst] = 1;
+}
+
+void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
+                        int64_t len, int src_first)
+{
+    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first);
+}
+
+void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
+                      int64_t len)
+{
+    add_local(plan, RABRED_LOCAL_COPY, src, dst, off, len, 0);
+}
+
+int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
+                      rabred_plan_t *plan)
+{
+    rabred_plan_reset(plan);
+    if (args->p < 1 || args->rank < 0 || args->rank >= args->p || args->count < 0 ||
+        args->root >= args->p) {
+        return RABRED_ERR_ARG;
+    }
+    int rc = build(args, plan);
+    return rc != RABRED_OK ? rc : plan->error;
+}

@@ -1,0 +1,108 @@
+/*
+ * rabred plans (DESIGN.md, "plan, then run").
+ *
+ * A plan is one rank's part of one collective call: an ordered list of
+ * rounds.  In a round the rank posts all its receives, then all its sends,
+ * waits for all of them, and then runs the round's local steps (reduce a
+ * range of one buffer into another with a stated operand order, or copy a
+ * range).  Plans name three buffers:
+ *
+ *   INPUT  the caller's send buffer (the receive buffer under MPI_IN_PLACE;
+ *          then INPUT and ACC are the same memory: the executor skips a copy
+ *          INPUT->ACC of the same range, and a plan must not read INPUT after
+ *          it has written ACC);
+ *   ACC    the accumulator: the receive buffer where the result is wanted,
+ *          otherwise a temporary of count elements;
+ *   TMP    a temporary of count elements that receives peers' data.
+ *
+ * A range is the same element range in every buffer: element i of a vector
+ * always lives at element i of whichever buffer holds it.  That keeps plans
+ * short and lets the executor compute addresses as base + off * extent.
+ *
+ * Plans know nothing of MPI.  Builders are pure functions of
+ * rabred_plan_args_t; the executor, the simulator and rabred-plan run them.
+ * Messages of zero elements and local steps on empty ranges are dropped at
+ * build time; builders compute the same range on both sides of a message, so
+ * both sides drop it together (the simulator checks every pairing).
+ */
+#ifndef RABRED_PLAN_H
+#define RABRED_PLAN_H
+
+#include <stdint.h>
+
+enum {
+    RABRED_OK = 0,
+    RABRED_ERR_NOMEM = 1, /* an allocation failed */
+    RABRED_ERR_ARG = 2    /* arguments outside what the builder accepts */
+};
+
+typedef enum {
+    RABRED_BUF_INPUT = 0,
+    RABRED_BUF_ACC = 1,
+    RABRED_BUF_TMP = 2,
+    RABRED_NBUFS = 3
+} rabred_buf_t;
+
+typedef enum { RABRED_XFER_RECV = 0, RABRED_XFER_SEND = 1 } rabred_xfer_dir_t;
+
+typedef struct {
+    int32_t peer;
+    uint8_t dir; /* rabred_xfer_dir_t */
+    uint8_t buf; /* rabred_buf_t */
+    int64_t off, len;
+} rabred_xfer_t;
+
+typedef enum { RABRED_LOCAL_REDUCE = 0, RABRED_LOCAL_COPY = 1 } rabred_local_kind_t;
+
+/* REDUCE: dst = src (op) dst when src_first, else dst = dst (op) src.
+ * src_first says which operand holds the lower ranks' contributions, so
+ * non-commutative operations see rank order.  COPY: dst = src. */
+typedef struct {
+    uint8_t kind; /* rabred_local_kind_t */
+    uint8_t src, dst;
+    uint8_t src_first;
+    int64_t off, len;
+} rabred_local_t;
+
+typedef struct {
+    int32_t first_xfer, nxfer;
+    int32_t first_local, nlocal;
+} rabred_round_t;
+
+typedef struct {
+    rabred_round_t *rounds;
+    rabred_xfer_t *xfers;
+    rabred_local_t *locals;
+    int32_t nrounds, nxfers, nlocals;
+    int32_t cap_rounds, cap_xfers, cap_locals;
+    uint8_t uses[RABRED_NBUFS]; /* which buffers the plan touches */
+    int error;                  /* first error met while building */
+} rabred_plan_t;
+
+/* What a builder is given.  root is -1 for allreduce. */
+typedef struct {
+    int p, rank, root;
+    int64_t count;   /* elements */
+    int commutative; /* 1 when the operation may be applied in any order */
+} rabred_plan_args_t;
+
+typedef int (*rabred_plan_builder_fn)(const rabred_plan_args_t *args, rabred_plan_t *plan);
+
+void rabred_plan_init(rabred_plan_t *plan);
+void rabred_plan_reset(rabred_plan_t *plan); /* keep the storage, drop content */
+void rabred_plan_free(rabred_plan_t *plan);
+
+/* Building.  Errors are sticky in plan->error; builders return it at the end. */
+void rabred_plan_round(rabred_plan_t *plan);
+void rabred_plan_recv(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len);
+void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len);
+void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
+                        int64_t len, int src_first);
+void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
+                      int64_t len);
+
+/* Builds a plan with `build` after resetting it; returns RABRED_OK or an error. */
+int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
+                      rabred_plan_t *plan);
+
+#endif /* RABRED_PLAN_H */

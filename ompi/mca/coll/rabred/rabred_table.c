@@ -1,0 +1,108 @@
+/*
+ * The algorithm table (see rabred_table.h).  Cost formulas use the model of
+ * seed 000 sec. 2.1: alpha per message, beta per byte sent, gamma per byte
+ * reduced, n bytes per rank, p' the largest power of two <= p, full duplex
+ * (f_alpha = f_beta = 1).  The simulator's tests check each one.
+ */
+#include "rabred_table.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "rabred_toolkit.h"
+
+static const rabred_alg_t allreduce_algs[] = {
+    {RABRED_COLL_ALLREDUCE, 1, "recursive_doubling", rabred_build_allreduce_recursive_doubling, 0,
+     "recursive doubling: full vectors exchanged at distance 1, 2, 4...; "
+     "fold to p' for other p (seed 000 sec. 2.4); best for short vectors",
+     "(lg p' + 2[p != p']) alpha + (lg p' + 2[p != p']) n beta + (lg p' + [p != p']) n gamma"},
+    {RABRED_COLL_ALLREDUCE, 2, "rabenseifner", rabred_build_allreduce_rabenseifner,
+     RABRED_NEEDS_COUNT_GE_POF2,
+     "Rabenseifner: reduce-scatter by recursive halving + allgather by recursive doubling, "
+     "fold to p' for other p (seed 000 sec. 2.5); long vectors",
+     "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
+     "else (2 lg p' + 3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma"},
+};
+
+static const rabred_alg_t reduce_algs[] = {
+    {RABRED_COLL_REDUCE, 1, "binomial", rabred_build_reduce_binomial, 0,
+     "binomial tree of full vectors toward the root (seed 000 sec. 2.3); "
+     "rank-ordered tree plus one forward to the root for non-commutative ops; short vectors",
+     "commutative: ceil(lg p) (alpha + n beta + n gamma); "
+     "non-commutative, root != 0: one more alpha + n beta"},
+    {RABRED_COLL_REDUCE, 2, "rabenseifner", rabred_build_reduce_rabenseifner,
+     RABRED_NEEDS_COUNT_GE_POF2,
+     "Rabenseifner: reduce-scatter by recursive halving + binomial gather to the root; "
+     "a root among the folded pairs is the rank kept (seed 000 sec. 2.5, seed 003)",
+     "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
+     "else (2 lg p' + 2) alpha + (3 - 2/p') n beta + (3/2 - 1/p') n gamma"},
+};
+
+static const rabred_alg_t *table(rabred_coll_t coll, int *size)
+{
+    if (RABRED_COLL_ALLREDUCE == coll) {
+        *size = (int)(sizeof(allreduce_algs) / sizeof(allreduce_algs[0]));
+        return allreduce_algs;
+    }
+    if (RABRED_COLL_REDUCE == coll) {
+        *size = (int)(sizeof(reduce_algs) / sizeof(reduce_algs[0]));
+        return reduce_algs;
+    }
+    *size = 0;
+    return NULL;
+}
+
+const char *rabred_coll_name(rabred_coll_t coll)
+{
+    return RABRED_COLL_ALLREDUCE == coll ? "allreduce" : "reduce";
+}
+
+int rabred_table_size(rabred_coll_t coll)
+{
+    int size;
+    (void)table(coll, &size);
+    return size;
+}
+
+const rabred_alg_t *rabred_table_at(rabred_coll_t coll, int index)
+{
+    int size;
+    const rabred_alg_t *algs = table(coll, &size);
+    return (index >= 0 && index < size) ? &algs[index] : NULL;
+}
+
+const rabred_alg_t *rabred_table_by_id(rabred_coll_t coll, int id)
+{
+    int size;
+    const rabred_alg_t *algs = table(coll, &size);
+    for (int i = 0; i < size; i++) {
+        if (algs[i].id == id) {
+            return &algs[i];
+        }
+    }
+    return NULL;
+}
+
+const rabred_alg_t *rabred_table_by_name(rabred_coll_t coll, const char *name)
+{
+    int size;
+    const rabred_alg_t *algs = table(coll, &size);
+    for (int i = 0; i < size && NULL != name; i++) {
+        if (0 == strcmp(algs[i].name, name)) {
+            return &algs[i];
+        }
+    }
+    return NULL;
+}
+
+const char *rabred_alg_violation(const rabred_alg_t *alg, const rabred_call_t *call)
+{
+    if ((alg->restrictions & RABRED_NEEDS_COMMUTATIVE) && !call->commutative) {
+        return "needs a commutative op";
+    }
+    if ((alg->restrictions & RABRED_NEEDS_COUNT_GE_POF2) &&
+        call->count < rabred_pof2_floor(call->p)) {
+        return "needs count >= p' (largest power of two <= p)";
+    }
+    return NULL;
+}

@@ -1,0 +1,63 @@
+/*
+ * The algorithm table: the one place where rabred's algorithms are listed
+ * (DESIGN.md, "one table is the truth").  The MCA enum values and their
+ * ompi_info help text, the per-algorithm call counters, dispatch, the
+ * restriction checks and the tests all read this table.  Pure C, no MPI.
+ *
+ * Ids are part of the interface (MCA enum values, later rules files): they
+ * never change meaning.  0 is "auto"; RABRED_ALG_PREVIOUS forwards the call
+ * to the coll component that was selected before rabred.
+ */
+#ifndef RABRED_TABLE_H
+#define RABRED_TABLE_H
+
+#include <stdint.h>
+
+#include "rabred_plan.h"
+
+typedef enum { RABRED_COLL_ALLREDUCE = 0, RABRED_COLL_REDUCE = 1, RABRED_NCOLLS = 2 } rabred_coll_t;
+
+enum {
+    RABRED_ALG_AUTO = 0,
+    RABRED_ALG_PREVIOUS = 100
+};
+
+/* Restrictions an algorithm declares; the selection layer checks them. */
+enum {
+    RABRED_NEEDS_COMMUTATIVE = 1u << 0, /* combines operands out of rank order */
+    RABRED_NEEDS_COUNT_GE_POF2 = 1u << 1 /* below count p' some ranks idle: use another */
+};
+
+typedef struct {
+    rabred_coll_t coll;
+    int id;
+    const char *name;
+    rabred_plan_builder_fn build;
+    unsigned restrictions;
+    const char *description; /* one line, for ompi_info and rabred-plan */
+    const char *cost;        /* alpha/beta/gamma formula, as in the file header */
+} rabred_alg_t;
+
+/* What the restriction checks need to know about a call. */
+typedef struct {
+    int p;
+    int64_t count;
+    int commutative;
+} rabred_call_t;
+
+const char *rabred_coll_name(rabred_coll_t coll);
+int rabred_table_size(rabred_coll_t coll);
+const rabred_alg_t *rabred_table_at(rabred_coll_t coll, int index);
+const rabred_alg_t *rabred_table_by_id(rabred_coll_t coll, int id);
+const rabred_alg_t *rabred_table_by_name(rabred_coll_t coll, const char *name);
+
+/* NULL when `alg` may serve `call`, else why not (a static string). */
+const char *rabred_alg_violation(const rabred_alg_t *alg, const rabred_call_t *call);
+
+/* Plan builders (one file each: coll_rabred_<coll>_<alg>.c). */
+int rabred_build_allreduce_recursive_doubling(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_binomial(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan_t *plan);
+
+#endif /* RABRED_TABLE_H */

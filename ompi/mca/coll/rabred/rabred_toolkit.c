@@ -1,0 +1,127 @@
+/*
+ * rabred segment/recursion toolkit: see rabred_toolkit.h for the
+ * conventions.  Everything here is O(lg p) or O(1) and allocation-free.
+ */
+#include "rabred_toolkit.h"
+
+int rabred_pof2_floor(int n)
+{
+    int pof2 = 1;
+    while (pof2 <= n / 2) {
+        pof2 <<= 1;
+    }
+    return pof2;
+}
+
+int rabred_log2_floor(int n)
+{
+    int lg = 0;
+    while ((1 << (lg + 1)) <= n && lg < 30) {
+        lg++;
+    }
+    return lg;
+}
+
+int rabred_log2_ceil(int n)
+{
+    int lg = 0;
+    while ((1 << lg) < n && lg < 30) {
+        lg++;
+    }
+    return lg;
+}
+
+int rabred_bit_reverse(int v, int bits)
+{
+    int r = 0;
+    for (int b = 0; b < bits; b++) {
+        r = (r << 1) | ((v >> b) & 1);
+    }
+    return r;
+}
+
+void rabred_fold_init(rabred_fold_t *fold, int p, int rank, int keep)
+{
+    fold->p = p;
+    fold->pof2 = rabred_pof2_floor(p);
+    fold->lg_pof2 = rabred_log2_floor(p);
+    fold->rem = p - fold->pof2;
+    /* a keep request only matters for a rank inside the pairs */
+    fold->keep = (keep >= 0 && keep < 2 * fold->rem) ? keep : -1;
+    fold->rank = rank;
+    fold->vrank = rabred_fold_vrank_of(fold, rank);
+    if (rank >= 2 * fold->rem) {
+        fold->kind = RABRED_NODE_BASE;
+        fold->partner = -1;
+    } else {
+        fold->kind = fold->vrank >= 0 ? RABRED_NODE_PROXY : RABRED_NODE_EXTRA;
+        fold->partner = rank ^ 1;
+    }
+}
+
+int rabred_fold_real_rank(const rabred_fold_t *fold, int vrank)
+{
+    if (vrank >= fold->rem) {
+        return vrank + fold->rem;
+    }
+    int even = 2 * vrank;
+    return (fold->keep >= 0 && fold->keep / 2 == vrank) ? fold->keep : even;
+}
+
+int rabred_fold_vrank_of(const rabred_fold_t *fold, int rank)
+{
+    if (rank >= 2 * fold->rem) {
+        return rank - fold->rem;
+    }
+    int pair = rank / 2;
+    return rabred_fold_real_rank(fold, pair) == rank ? pair : -1;
+}
+
+int64_t rabred_block_offset(int64_t count, int nblocks, int i)
+{
+    int64_t base = count / nblocks, extra = count % nblocks;
+    return (int64_t)i * base + (i < extra ? i : extra);
+}
+
+int64_t rabred_block_length(int64_t count, int nblocks, int i)
+{
+    int64_t base = count / nblocks, extra = count % nblocks;
+    return base + (i < extra ? 1 : 0);
+}
+
+int64_t rabred_window_offset(int64_t count, int total, rabred_window_t w)
+{
+    return rabred_block_offset(count, total, w.first);
+}
+
+int64_t rabred_window_length(int64_t count, int total, rabred_window_t w)
+{
+    return rabred_block_offset(count, total, w.first + w.nblocks) -
+           rabred_block_offset(count, total, w.first);
+}
+
+rabred_window_t rabred_window_lower(rabred_window_t w)
+{
+    rabred_window_t half = {w.first, w.nblocks / 2};
+    return half;
+}
+
+rabred_window_t rabred_window_upper(rabred_window_t w)
+{
+    rabred_window_t half = {w.first + w.nblocks / 2, w.nblocks / 2};
+    return half;
+}
+
+void rabred_halving_init(rabred_halving_t *h, int pof2, int vrank)
+{
+    rabred_window_t w = {0, pof2};
+    h->steps = rabred_log2_floor(pof2);
+    for (int s = 0; s < h->steps; s++) {
+        int peer = vrank ^ (1 << s);
+        int keep_lower = vrank < peer;
+        h->before[s] = w;
+        h->after[s] = keep_lower ? rabred_window_lower(w) : rabred_window_upper(w);
+        h->given[s] = keep_lower ? rabred_window_upper(w) : rabred_window_lower(w);
+        w = h->after[s];
+    }
+}

@@ -1,0 +1,232 @@
+/*
+ * Every algorithm's plans through the simulator (no MPI):
+ *  - correctness for every p in 1..1024, counts 0, 1, p'-1, p', odd and
+ *    large (beyond 2^32 elements), commutative and not (rank order), in
+ *    place and not, and for reduce the roots of seed 003's three cases;
+ *  - cost: the simulated alpha, beta and gamma terms equal each algorithm's
+ *    closed form (seed 000) for p = 2..1024;
+ *  - the simulator itself catches broken plans (so the above can fail).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rabred_sim.h"
+#include "rabred_test.h"
+#include "rabred_toolkit.h"
+
+#define LARGE_COUNT (((int64_t)3 << 31) + 7)
+
+static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
+                    int in_place, rabred_sim_result_t *res)
+{
+    rabred_sim_model_t model;
+    rabred_sim_model_default(&model);
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place};
+    return rabred_simulate(&call, &model, res);
+}
+
+static void check_call(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
+                       int in_place)
+{
+    rabred_sim_result_t res;
+    int rc = simulate(alg, p, root, count, commutative, in_place, &res);
+    CHECK(RABRED_OK == rc && res.ok, "%s %s p=%d root=%d count=%lld comm=%d inplace=%d: %s",
+          rabred_coll_name(alg->coll), alg->name, p, root, (long long)count, commutative,
+          in_place, RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+/* Roots covering seed 003's cases: base rank, even and odd ranks among the
+ * folded pairs, and the ends.  Every root for small p. */
+static int pick_roots(int p, int *roots)
+{
+    if (p <= 32) {
+        for (int r = 0; r < p; r++) {
+            roots[r] = r;
+        }
+        return p;
+    }
+    int rem = p - rabred_pof2_floor(p), n = 0;
+    int cand[] = {0, 1, p - 1, p / 2, 2 * rem - 1, 2 * rem - 2, 2 * rem};
+    for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+        if (cand[i] >= 0 && cand[i] < p) {
+            roots[n++] = cand[i];
+        }
+    }
+    return n;
+}
+
+static void sweep_p(const rabred_alg_t *alg, int p, int *roots)
+{
+    int pof2 = rabred_pof2_floor(p);
+    int64_t counts[] = {0, 1, pof2 - 1, pof2, 2 * (int64_t)p + 1, LARGE_COUNT};
+    int ncounts = p <= 256 ? 6 : 3, first = p <= 256 ? 0 : 3;
+    int nroots = alg->coll == RABRED_COLL_REDUCE ? pick_roots(p, roots) : 1;
+    if (alg->coll == RABRED_COLL_ALLREDUCE) {
+        roots[0] = -1;
+    }
+    for (int c = first; c < first + ncounts; c++) {
+        for (int commutative = 0; commutative <= 1; commutative++) {
+            /* rotate the roots over the counts for large p to keep it fast */
+            int step = p <= 32 ? 1 : nroots;
+            for (int r = p <= 32 ? 0 : (c % nroots); r < nroots; r += step) {
+                check_call(alg, p, roots[r], counts[c], commutative, (p + c) & 1);
+            }
+        }
+    }
+}
+
+static void test_correctness(void)
+{
+    int *roots = malloc(1024 * sizeof(int));
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (int p = 1; p <= 1024; p++) {
+                sweep_p(alg, p, roots);
+            }
+        }
+    }
+    free(roots);
+}
+
+/* Simulated (alpha, beta, gamma) terms: the completion time with only one of
+ * them on; beta and gamma are per element / n so they read in units of n. */
+static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative, double t[3])
+{
+    const int64_t n = (int64_t)1 << 20; /* divisible by 2 p' for every p <= 1024 */
+    for (int k = 0; k < 3; k++) {
+        rabred_sim_model_t model;
+        rabred_sim_model_default(&model);
+        model.alpha = 0 == k;
+        model.beta = 1 == k ? 1.0 / (double)n : 0.0;
+        model.gamma = 2 == k ? 1.0 / (double)n : 0.0;
+        rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0};
+        rabred_sim_result_t res;
+        t[k] = RABRED_OK == rabred_simulate(&call, &model, &res) && res.ok ? res.time : -1.0;
+    }
+}
+
+/* Closed forms of seed 000 sec. 2.3-2.5 with f_alpha = f_beta = 1. */
+static void closed_form(const rabred_alg_t *alg, int p, int root, int commutative, double f[3])
+{
+    double lgp = rabred_log2_floor(p), pp = rabred_pof2_floor(p), lgc = rabred_log2_ceil(p);
+    int pof2 = pp == p;
+    const char *name = alg->name;
+    if (0 == strcmp(name, "recursive_doubling")) {
+        f[0] = f[1] = lgp + (pof2 ? 0 : 2);
+        f[2] = lgp + (pof2 ? 0 : 1);
+    } else if (0 == strcmp(name, "binomial")) {
+        int forward = !commutative && root != 0;
+        f[0] = f[1] = lgc + forward;
+        f[2] = lgc;
+    } else if (RABRED_COLL_ALLREDUCE == alg->coll) { /* rabenseifner */
+        f[0] = pof2 ? 2 * lgp : 2 * lgp + 3;
+        f[1] = pof2 ? 2 * (1 - 1 / pp) : 4 - 2 / pp;
+        f[2] = pof2 ? 1 - 1 / pp : 1.5 - 1 / pp;
+    } else {
+        f[0] = pof2 ? 2 * lgp : 2 * lgp + 2;
+        f[1] = pof2 ? 2 * (1 - 1 / pp) : 3 - 2 / pp;
+        f[2] = pof2 ? 1 - 1 / pp : 1.5 - 1 / pp;
+    }
+}
+
+static void test_costs(void)
+{
+    static const char *term[3] = {"alpha", "beta", "gamma"};
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (int p = 2; p <= 1024; p++) {
+                int root = RABRED_COLL_REDUCE == coll ? (p * 7 + 3) % p : -1;
+                int commutative = p & 1;
+                double sim[3], form[3];
+                cost_terms(alg, p, root, commutative, sim);
+                closed_form(alg, p, root, commutative, form);
+                for (int k = 0; k < 3; k++) {
+                    CHECK(fabs(sim[k] - form[k]) < 1e-9, "%s %s p=%d root=%d %s: sim %g formula %g",
+                          rabred_coll_name(alg->coll), alg->name, p, root, term[k], sim[k],
+                          form[k]);
+                }
+            }
+        }
+    }
+}
+
+/* ---- broken plans the simulator must reject ------------------------------ */
+
+static int broken_kind;
+
+/* Recursive doubling among p = 2^k ranks, broken in one chosen way. */
+static int build_broken(const rabred_plan_args_t *a, rabred_plan_t *plan)
+{
+    int lg = rabred_log2_floor(a->p);
+    rabred_plan_round(plan);
+    rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, a->count);
+    for (int s = 0; s < lg - (1 == broken_kind); s++) {
+        int peer = a->rank ^ (1 << s);
+        int64_t len = a->count + (2 == broken_kind && 0 == a->rank);
+        rabred_plan_round(plan);
+        if (3 == broken_kind) { /* everyone receives before sending: deadlock */
+            rabred_plan_recv(plan, peer, RABRED_BUF_TMP, 0, a->count);
+            rabred_plan_round(plan);
+        }
+        rabred_plan_send(plan, peer, RABRED_BUF_ACC, 0, len > a->count ? a->count : len);
+        if (5 == broken_kind) {
+            rabred_plan_recv(plan, peer, RABRED_BUF_ACC, 0, a->count);
+        } else if (3 != broken_kind) {
+            rabred_plan_recv(plan, peer, RABRED_BUF_TMP, 0, len);
+        }
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, a->count,
+                           (peer < a->rank) ^ (0 == broken_kind));
+    }
+    if (4 == broken_kind) {
+        rabred_plan_round(plan);
+        rabred_plan_copy(plan, RABRED_BUF_ACC, RABRED_BUF_INPUT, 0, a->count);
+    }
+    return plan->error;
+}
+
+static void test_simulator_catches_broken_plans(void)
+{
+    static const char *what[] = {"operands out of rank order", "a missing step",
+                                 "a length mismatch", "a deadlock", "a write to the input",
+                                 "a receive over a send"};
+    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", ""};
+    for (broken_kind = 0; broken_kind < 6; broken_kind++) {
+        rabred_sim_result_t res;
+        int rc = simulate(&alg, 8, -1, 100, 0, 0, &res);
+        CHECK(RABRED_OK == rc && !res.ok, "the simulator missed %s", what[broken_kind]);
+    }
+    /* out-of-order operands are fine when the op commutes */
+    broken_kind = 0;
+    rabred_sim_result_t res;
+    CHECK(RABRED_OK == simulate(&alg, 8, -1, 100, 1, 0, &res) && res.ok, "%s", res.error);
+}
+
+static void test_table(void)
+{
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            CHECK(rabred_table_by_name(coll, alg->name) == alg && rabred_table_by_id(coll, alg->id) == alg,
+                  "lookup of %s", alg->name);
+            CHECK(alg->id != RABRED_ALG_AUTO && alg->id != RABRED_ALG_PREVIOUS, "id of %s", alg->name);
+        }
+    }
+    rabred_call_t small = {8, 7, 1}, big = {8, 8, 0};
+    const rabred_alg_t *rab = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "rabenseifner");
+    CHECK(NULL != rabred_alg_violation(rab, &small), "count < p' must be refused");
+    CHECK(NULL == rabred_alg_violation(rab, &big), "count = p' is fine");
+    CHECK(NULL == rabred_table_by_name(RABRED_COLL_REDUCE, "no_such_algorithm"), "unknown name");
+}
+
+int main(void)
+{
+    test_table();
+    test_simulator_catches_broken_plans();
+    test_costs();
+    test_correctness();
+    return rabred_test_summary("test_plans");
+}
