@@ -108,7 +108,12 @@ static int register_algorithm_param(rabred_coll_t coll)
                                          MCA_BASE_VAR_SCOPE_ALL_EQ,
                                          &mca_coll_rabred_component.algorithm[coll]);
     OBJ_RELEASE(algorithms);
-    return rc < 0 ? rc : OPAL_SUCCESS;
+    if (rc < 0) {
+        /* Open MPI has just shown the valid names; keep rabred usable */
+        mca_coll_rabred_component.algorithm[coll] = RABRED_ALG_AUTO;
+        opal_output(0, "coll:rabred: invalid coll_rabred_%s; using the default, auto", var_name);
+    }
+    return OPAL_SUCCESS;
 }
 
 /* A threshold in bytes: negative values are refused with one warning. */

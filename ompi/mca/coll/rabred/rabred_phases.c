@@ -110,3 +110,50 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_fold_t *fold,
         }
     }
 }
+
+void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    int64_t mine_off = rabred_block_offset(count, p, rank);
+    int64_t mine_len = rabred_block_length(count, p, rank);
+    for (int i = 1; i < p; i++) {
+        int to = (rank + i) % p, from = (rank - i + p) % p;
+        rabred_plan_round(plan);
+        rabred_plan_send(plan, to, RABRED_BUF_ACC, rabred_block_offset(count, p, to),
+                         rabred_block_length(count, p, to));
+        rabred_plan_recv(plan, from, RABRED_BUF_TMP, mine_off, mine_len);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, mine_off, mine_len, 1);
+    }
+}
+
+void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    for (int i = 0; i + 1 < p; i++) {
+        int out = (rank - i + p) % p, in = (rank - i - 1 + p) % p;
+        rabred_plan_round(plan);
+        rabred_plan_send(plan, (rank + 1) % p, RABRED_BUF_ACC, rabred_block_offset(count, p, out),
+                         rabred_block_length(count, p, out));
+        rabred_plan_recv(plan, (rank - 1 + p) % p, RABRED_BUF_ACC,
+                         rabred_block_offset(count, p, in), rabred_block_length(count, p, in));
+    }
+}
+
+void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count)
+{
+    rabred_plan_round(plan);
+    if (rank != root) {
+        rabred_plan_send(plan, root, RABRED_BUF_INPUT, 0, count);
+        return;
+    }
+    rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, count);
+    /* lower ranks from root-1 down go in front, higher ranks behind */
+    for (int k = root - 1; k >= 0; k--) {
+        rabred_plan_round(plan);
+        rabred_plan_recv(plan, k, RABRED_BUF_TMP, 0, count);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, count, 1);
+    }
+    for (int k = root + 1; k < p; k++) {
+        rabred_plan_round(plan);
+        rabred_plan_recv(plan, k, RABRED_BUF_TMP, 0, count);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, count, 0);
+    }
+}

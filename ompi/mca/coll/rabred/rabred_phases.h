@@ -44,4 +44,20 @@ void rabred_phase_allgather(rabred_plan_t *plan, const rabred_fold_t *fold,
 void rabred_phase_gather(rabred_plan_t *plan, const rabred_fold_t *fold,
                          const rabred_halving_t *h, int64_t count, int vroot);
 
+
+
+/* Reduce-scatter by pairwise exchange over p blocks (seed 000 sec. 2.7):
+ * at step i = 1..p-1 send block rank+i of ACC to rank+i and reduce block
+ * rank from rank-i into ACC.  Rank k ends with block k reduced.
+ * (p-1) alpha + (1 - 1/p) n (beta + gamma).  Not in rank order. */
+void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
+
+/* Allgather on a ring: at step i send block rank-i to rank+1, receive block
+ * rank-i-1 from rank-1.  (p-1) alpha + (1 - 1/p) n beta. */
+void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t count);
+
+/* Linear reduce at root: the root receives every other rank's vector in
+ * turn and combines them in rank order; the others send their input.
+ * (p-1) (alpha + n beta + n gamma) at the root. */
+void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count);
 #endif /* RABRED_PHASES_H */

@@ -22,6 +22,14 @@ static const rabred_alg_t allreduce_algs[] = {
      "fold to p' for other p (seed 000 sec. 2.5); long vectors",
      "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
      "else (2 lg p' + 3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma"},
+    {RABRED_COLL_ALLREDUCE, 3, "ring", rabred_build_allreduce_ring, RABRED_NEEDS_COMMUTATIVE,
+     "ring: pairwise-exchange reduce-scatter + ring allgather over p blocks, any p without a "
+     "fold (seed 000 sec. 2.7); long vectors, small p",
+     "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma"},
+    {RABRED_COLL_ALLREDUCE, 4, "linear", rabred_build_allreduce_linear, 0,
+     "linear: every rank sends to rank 0, which reduces in rank order and sends the result "
+     "to all (the classical reduce + broadcast; a baseline)",
+     "2 (p-1) (alpha + n beta) + (p-1) n gamma"},
 };
 
 static const rabred_alg_t reduce_algs[] = {
@@ -36,6 +44,13 @@ static const rabred_alg_t reduce_algs[] = {
      "a root among the folded pairs is the rank kept (seed 000 sec. 2.5, seed 003)",
      "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
      "else (2 lg p' + 2) alpha + (3 - 2/p') n beta + (3/2 - 1/p') n gamma"},
+    {RABRED_COLL_REDUCE, 3, "ring", rabred_build_reduce_ring, RABRED_NEEDS_COMMUTATIVE,
+     "ring: pairwise-exchange reduce-scatter, then every rank sends its block straight to the "
+     "root (seed 000 sec. 2.7); long vectors, small p",
+     "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma"},
+    {RABRED_COLL_REDUCE, 4, "linear", rabred_build_reduce_linear, 0,
+     "linear: every rank sends its vector to the root, which reduces in rank order (a baseline)",
+     "(p-1) (alpha + n beta + n gamma)"},
 };
 
 static const rabred_alg_t *table(rabred_coll_t coll, int *size)

@@ -59,5 +59,9 @@ int rabred_build_allreduce_recursive_doubling(const rabred_plan_args_t *a, rabre
 int rabred_build_allreduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_reduce_binomial(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_reduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_linear(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_linear(const rabred_plan_args_t *a, rabred_plan_t *plan);
 
 #endif /* RABRED_TABLE_H */
