@@ -84,6 +84,7 @@ typedef struct {
     int p, rank, root;
     int64_t count;   /* elements */
     int commutative; /* 1 when the operation may be applied in any order */
+    int64_t seg_count; /* elements per segment for pipelined algorithms; 0: one segment */
 } rabred_plan_args_t;
 
 typedef int (*rabred_plan_builder_fn)(const rabred_plan_args_t *args, rabred_plan_t *plan);

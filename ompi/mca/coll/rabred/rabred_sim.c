@@ -297,29 +297,84 @@ static void try_match_send(sim_t *s, msg_t *m)
     *tail = m;
 }
 
+/* A range of a rank's storage (INPUT and ACC may be the same storage). */
+typedef struct {
+    const runs_t *store;
+    int64_t off, end;
+} span_t;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span_t *x = a, *y = b;
+    if (x->store != y->store) {
+        return (uintptr_t)x->store < (uintptr_t)y->store ? -1 : 1;
+    }
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Does [off, end) of `store` overlap one of the sorted, disjoint recvs? */
+static int hits_recv(const span_t *recvs, int n, span_t q)
+{
+    int lo = 0, hi = n; /* first recv not before q in (store, off) order */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (span_cmp(&recvs[mid], &q) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (int i = lo - 1; i <= lo; i++) {
+        if (i >= 0 && i < n && recvs[i].store == q.store && recvs[i].off < q.end &&
+            q.off < recvs[i].end) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Valid peers and ranges; no receive overlaps another transfer of the round
+ * (MPI forbids touching a receive buffer before the receive completes).
+ * Sorting keeps this O(n log n) for a root that receives from every rank. */
 static int check_round_ranges(sim_t *s, int rank, const rabred_round_t *rd)
 {
     const simrank_t *r = &s->ranks[rank];
-    const rabred_plan_t *plan = &r->plan;
-    for (int a = 0; a < rd->nxfer; a++) {
-        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + a];
+    const rabred_xfer_t *xs = &r->plan.xfers[rd->first_xfer];
+    span_t few[8];
+    span_t *recvs = rd->nxfer <= 8 ? few : malloc((size_t)rd->nxfer * sizeof(span_t));
+    int nrecv = 0, ok = NULL != recvs;
+    for (int a = 0; a < rd->nxfer && ok; a++) {
+        const rabred_xfer_t *x = &xs[a];
         if (x->off < 0 || x->off + x->len > s->call->count || x->peer < 0 ||
             x->peer >= s->call->p || x->peer == rank) {
             fail(s, "rank %d: bad transfer (peer %d, range %lld+%lld)", rank, x->peer,
                  (long long)x->off, (long long)x->len);
-            return 0;
-        }
-        for (int b = 0; b < a; b++) {
-            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + b];
-            int overlap = r->buf[x->buf] == r->buf[y->buf] && x->off < y->off + y->len && y->off < x->off + x->len;
-            if (overlap && (x->dir == RABRED_XFER_RECV || y->dir == RABRED_XFER_RECV)) {
-                fail(s, "rank %d round %d: a receive overlaps another transfer", rank,
-                     (int)(rd - plan->rounds));
-                return 0;
-            }
+            ok = 0;
+        } else if (RABRED_XFER_RECV == x->dir) {
+            recvs[nrecv++] = (span_t){r->buf[x->buf], x->off, x->off + x->len};
         }
     }
-    return 1;
+    if (ok) {
+        qsort(recvs, (size_t)nrecv, sizeof(span_t), span_cmp);
+        for (int i = 1; i < nrecv && ok; i++) {
+            ok = !(recvs[i].store == recvs[i - 1].store && recvs[i].off < recvs[i - 1].end);
+        }
+        for (int a = 0; a < rd->nxfer && ok; a++) {
+            span_t q = {r->buf[xs[a].buf], xs[a].off, xs[a].off + xs[a].len};
+            ok = RABRED_XFER_RECV == xs[a].dir || !hits_recv(recvs, nrecv, q);
+        }
+        if (!ok) {
+            fail(s, "rank %d round %d: a receive overlaps another transfer", rank,
+                 (int)(rd - r->plan.rounds));
+        }
+    }
+    if (NULL == recvs) {
+        s->rc = RABRED_ERR_NOMEM;
+    }
+    if (recvs != few) {
+        free(recvs);
+    }
+    return ok;
 }
 
 static void apply_locals(sim_t *s, simrank_t *r, const rabred_round_t *rd, int64_t *reduced)
@@ -478,7 +533,8 @@ static int setup_rank(sim_t *s, int rank)
 {
     const rabred_sim_call_t *call = s->call;
     simrank_t *r = &s->ranks[rank];
-    rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative};
+    rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
+                               call->seg_count};
     int rc = rabred_plan_build(call->build, &args, &r->plan);
     if (RABRED_OK != rc) {
         return rc;

@@ -56,6 +56,7 @@ typedef struct {
     int64_t count;
     int commutative;
     int in_place; /* alias INPUT and ACC where MPI_IN_PLACE is allowed */
+    int64_t seg_count; /* passed to the builder (0: unsegmented) */
 } rabred_sim_call_t;
 
 void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamma = 1 */
