@@ -23,7 +23,7 @@ static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0};
     return rabred_simulate(&call, &model, res);
 }
 
@@ -141,10 +141,38 @@ static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative
         model.alpha = 0 == k;
         model.beta = 1 == k ? 1.0 / (double)n : 0.0;
         model.gamma = 2 == k ? 1.0 / (double)n : 0.0;
-        rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0};
+        rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0};
         rabred_sim_result_t res;
         t[k] = RABRED_OK == rabred_simulate(&call, &model, &res) && res.ok ? res.time : -1.0;
     }
+}
+
+/* The binary tree's completion time over a subtree of m tree ranks
+ * (rabred_bintree_t's split: first subtree ceil((m-1)/2) ranks): reduce
+ * with message cost c and reduction cost g, broadcast with message cost c. */
+static double tree_reduce_time(int m, double c, double g)
+{
+    int a = m / 2, b = m - 1 - a;
+    if (m <= 1) {
+        return 0.0;
+    }
+    double left = tree_reduce_time(a, c, g) + c + g;
+    if (0 == b) {
+        return left;
+    }
+    double right = tree_reduce_time(b, c, g);
+    return (left > right ? left : right) + c + g;
+}
+
+static double tree_bcast_time(int m, double c)
+{
+    int a = m / 2, b = m - 1 - a;
+    if (m <= 1) {
+        return 0.0;
+    }
+    double first = c + tree_bcast_time(a, c);
+    double second = b > 0 ? 2 * c + tree_bcast_time(b, c) : 0.0;
+    return first > second ? first : second;
 }
 
 /* Closed forms of seed 000 sec. 2.3-2.5 with f_alpha = f_beta = 1. */
@@ -160,6 +188,13 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         int forward = !commutative && root != 0;
         f[0] = f[1] = lgc + forward;
         f[2] = lgc;
+    } else if (0 == strcmp(name, "binary_tree")) {
+        int allreduce = RABRED_COLL_ALLREDUCE == alg->coll;
+        int forward = !allreduce && !commutative && root != 0;
+        for (int k = 0; k < 3; k++) {
+            double c = k < 2 ? 1.0 : 0.0, g = 2 == k ? 1.0 : 0.0;
+            f[k] = tree_reduce_time(p, c, g) + (allreduce ? tree_bcast_time(p, c) : forward * c);
+        }
     } else if (0 == strcmp(name, "ring")) {
         f[0] = 2.0 * (p - 1);
         f[1] = 2 * (1 - 1.0 / p);

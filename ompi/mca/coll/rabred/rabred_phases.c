@@ -157,3 +157,28 @@ void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, 
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, count, 0);
     }
 }
+
+void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_root,
+                              int64_t count)
+{
+    int t = (rank - tree_root + p) % p;
+    rabred_bintree_t node;
+    rabred_bintree_init(&node, p, t);
+    rabred_buf_t mine = RABRED_BUF_INPUT;
+    if (node.child[0] >= 0 || node.parent < 0) {
+        rabred_plan_round(plan);
+        rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, count);
+        mine = RABRED_BUF_ACC;
+    }
+    for (int c = 0; c < 2; c++) {
+        if (node.child[c] >= 0) {
+            rabred_plan_round(plan);
+            rabred_plan_recv(plan, (node.child[c] + tree_root) % p, RABRED_BUF_TMP, 0, count);
+            rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, count, 0);
+        }
+    }
+    if (node.parent >= 0) {
+        rabred_plan_round(plan);
+        rabred_plan_send(plan, (node.parent + tree_root) % p, mine, 0, count);
+    }
+}

@@ -60,4 +60,10 @@ void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t c
  * turn and combines them in rank order; the others send their input.
  * (p-1) (alpha + n beta + n gamma) at the root. */
 void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count);
+/* Reduce over the in-order binary tree (rabred_bintree_t) of tree ranks
+ * t = (rank - tree_root) mod p: the result ends in ACC at tree_root, in
+ * rank order when tree_root is 0.  Leaves send INPUT without a copy. */
+void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_root,
+                              int64_t count);
+
 #endif /* RABRED_PHASES_H */

@@ -30,6 +30,11 @@ static const rabred_alg_t allreduce_algs[] = {
      "linear: every rank sends to rank 0, which reduces in rank order and sends the result "
      "to all (the classical reduce + broadcast; a baseline)",
      "2 (p-1) (alpha + n beta) + (p-1) n gamma"},
+    {RABRED_COLL_ALLREDUCE, 5, "binary_tree", rabred_build_allreduce_binary_tree, 0,
+     "binary tree: reduce to rank 0 over an in-order binary tree (rank order kept), then "
+     "broadcast down the same tree (seed 000 sec. 2.3)",
+     "T(p) + B(p); T = max(T(a) + c + g, T(b)) + c + g, B = max(c + B(a), 2c + B(b)), "
+     "c = alpha + n beta, g = n gamma, subtrees of a and b ranks"},
 };
 
 static const rabred_alg_t reduce_algs[] = {
@@ -51,6 +56,11 @@ static const rabred_alg_t reduce_algs[] = {
     {RABRED_COLL_REDUCE, 4, "linear", rabred_build_reduce_linear, 0,
      "linear: every rank sends its vector to the root, which reduces in rank order (a baseline)",
      "(p-1) (alpha + n beta + n gamma)"},
+    {RABRED_COLL_REDUCE, 5, "binary_tree", rabred_build_reduce_binary_tree, 0,
+     "binary tree: in-order binary tree toward the root, at most two children per rank; "
+     "rank-ordered tree plus a forward to the root for non-commutative ops (seed 000 sec. 2.3)",
+     "T(p) (+ alpha + n beta when non-commutative and root != 0); "
+     "T = max(T(a) + c + g, T(b)) + c + g, c = alpha + n beta, g = n gamma"},
 };
 
 static const rabred_alg_t *table(rabred_coll_t coll, int *size)

@@ -125,3 +125,23 @@ void rabred_halving_init(rabred_halving_t *h, int pof2, int vrank)
         w = h->after[s];
     }
 }
+
+void rabred_bintree_init(rabred_bintree_t *node, int p, int t)
+{
+    int lo = 0, size = p, parent = -1;
+    while (lo != t) { /* descend from the root to the subtree holding t */
+        int first = size / 2; /* ceil((size - 1) / 2) nodes in the first subtree */
+        parent = lo;
+        if (t < lo + 1 + first) {
+            lo = lo + 1;
+            size = first;
+        } else {
+            lo = lo + 1 + first;
+            size = size - 1 - first;
+        }
+    }
+    int first = size / 2; /* ceil((size - 1) / 2) */
+    node->parent = parent;
+    node->child[0] = first > 0 ? t + 1 : -1;
+    node->child[1] = size - 1 - first > 0 ? t + 1 + first : -1;
+}

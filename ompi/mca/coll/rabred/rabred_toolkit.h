@@ -92,4 +92,16 @@ typedef struct {
 
 void rabred_halving_init(rabred_halving_t *h, int pof2, int vrank);
 
+/* In-order binary tree over tree ranks 0..p-1 rooted at 0: the subtree of a
+ * node t covers the contiguous tree ranks [t, t + size); its first child is
+ * t + 1 and takes ceil((size - 1) / 2) nodes, the second child the rest.
+ * Combining node, first subtree, second subtree in that order is rank order,
+ * which is what makes the binary tree usable for non-commutative ops. */
+typedef struct {
+    int parent;   /* -1 at the root */
+    int child[2]; /* -1 when absent */
+} rabred_bintree_t;
+
+void rabred_bintree_init(rabred_bintree_t *node, int p, int t);
+
 #endif /* RABRED_TOOLKIT_H */
