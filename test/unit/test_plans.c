@@ -203,7 +203,11 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         int allreduce = RABRED_COLL_ALLREDUCE == alg->coll;
         f[0] = f[1] = (allreduce ? 2.0 : 1.0) * (p - 1);
         f[2] = p - 1;
-    } else if (RABRED_COLL_ALLREDUCE == alg->coll) { /* rabenseifner */
+    } else if (0 == strcmp(name, "binary_blocks") && !pof2) {
+        /* no closed form in seed 000 for p != 2^k: it depends on the block
+         * sizes; test_costs checks bounds instead (NAN marks that) */
+        f[0] = f[1] = f[2] = NAN;
+    } else if (RABRED_COLL_ALLREDUCE == alg->coll) { /* rabenseifner, binary_blocks p = 2^k */
         f[0] = pof2 ? 2 * lgp : 2 * lgp + 3;
         f[1] = pof2 ? 2 * (1 - 1 / pp) : 4 - 2 / pp;
         f[2] = pof2 ? 1 - 1 / pp : 1.5 - 1 / pp;
@@ -232,6 +236,14 @@ static void test_costs(void)
                 /* blocks of n/p elements differ by one when p is not a power of
                  * of two: allow one element per step in the beta/gamma terms */
                 double slack = 4.0 * p / (double)((int64_t)1 << 20);
+                if (isnan(form[0])) {
+                    /* binary blocks never reduces more than the fold's 3/2 n */
+                    double pp = rabred_pof2_floor(p);
+                    CHECK(sim[0] > 0 && sim[1] > 0 && sim[2] <= 1.5 - 1 / pp + slack,
+                          "%s p=%d: alpha %g beta %g gamma %g", alg->name, p, sim[0], sim[1],
+                          sim[2]);
+                    continue;
+                }
                 for (int k = 0; k < 3; k++) {
                     CHECK(fabs(sim[k] - form[k]) <= (k ? slack : 1e-9), "%s %s p=%d root=%d %s: sim %g formula %g",
                           rabred_coll_name(alg->coll), alg->name, p, root, term[k], sim[k],

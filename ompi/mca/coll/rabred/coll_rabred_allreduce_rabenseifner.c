@@ -38,10 +38,11 @@ int rabred_build_allreduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan
     rabred_phase_copy_in(plan, a->count);
     rabred_phase_fold_halves(plan, &fold, a->count);
     if (RABRED_NODE_EXTRA != fold.kind) {
+        rabred_team_t team = rabred_team_of_fold(&fold);
         rabred_halving_t halving;
         rabred_halving_init(&halving, fold.pof2, fold.vrank);
-        rabred_phase_reduce_scatter(plan, &fold, &halving, a->count);
-        rabred_phase_allgather(plan, &fold, &halving, a->count);
+        rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+        rabred_phase_allgather(plan, &team, &halving, a->count);
     }
     rabred_phase_unfold(plan, &fold, a->count);
     return plan->error;

@@ -38,9 +38,10 @@ int rabred_build_reduce_rabenseifner(const rabred_plan_args_t *a, rabred_plan_t 
     if (RABRED_NODE_EXTRA == fold.kind) {
         return plan->error;
     }
+    rabred_team_t team = rabred_team_of_fold(&fold);
     rabred_halving_t halving;
     rabred_halving_init(&halving, fold.pof2, fold.vrank);
-    rabred_phase_reduce_scatter(plan, &fold, &halving, a->count);
-    rabred_phase_gather(plan, &fold, &halving, a->count, rabred_fold_vrank_of(&fold, a->root));
+    rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+    rabred_phase_gather(plan, &team, &halving, a->count, rabred_fold_vrank_of(&fold, a->root));
     return plan->error;
 }

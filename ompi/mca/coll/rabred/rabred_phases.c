@@ -58,54 +58,82 @@ void rabred_phase_unfold(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t
     }
 }
 
-void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_fold_t *fold,
+rabred_team_t rabred_team_of_fold(const rabred_fold_t *fold)
+{
+    rabred_team_t team = {fold, 0, fold->pof2, fold->vrank, fold->pof2, -1, -1};
+    return team;
+}
+
+int rabred_team_real(const rabred_team_t *team, int member)
+{
+    if (member == team->subst_member) {
+        return team->subst_rank;
+    }
+    return team->fold ? rabred_fold_real_rank(team->fold, member) : team->base + member;
+}
+
+static rabred_window_t on_grid(const rabred_team_t *team, rabred_window_t w)
+{
+    int scale = team->grid / team->size;
+    rabred_window_t g = {w.first * scale, w.nblocks * scale};
+    return g;
+}
+
+int64_t rabred_team_offset(const rabred_team_t *team, int64_t count, rabred_window_t w)
+{
+    return rabred_window_offset(count, team->grid, on_grid(team, w));
+}
+
+int64_t rabred_team_length(const rabred_team_t *team, int64_t count, rabred_window_t w)
+{
+    return rabred_window_length(count, team->grid, on_grid(team, w));
+}
+
+void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
                                  const rabred_halving_t *h, int64_t count)
 {
     for (int s = 0; s < h->steps; s++) {
-        int peer_v = fold->vrank ^ (1 << s);
-        int peer = rabred_fold_real_rank(fold, peer_v);
-        int64_t keep_off = rabred_window_offset(count, fold->pof2, h->after[s]);
-        int64_t keep_len = rabred_window_length(count, fold->pof2, h->after[s]);
+        int peer_m = team->me ^ (1 << s);
+        int peer = rabred_team_real(team, peer_m);
+        int64_t keep_off = rabred_team_offset(team, count, h->after[s]);
+        int64_t keep_len = rabred_team_length(team, count, h->after[s]);
         rabred_plan_round(plan);
-        rabred_plan_send(plan, peer, RABRED_BUF_ACC,
-                         rabred_window_offset(count, fold->pof2, h->given[s]),
-                         rabred_window_length(count, fold->pof2, h->given[s]));
+        rabred_plan_send(plan, peer, RABRED_BUF_ACC, rabred_team_offset(team, count, h->given[s]),
+                         rabred_team_length(team, count, h->given[s]));
         rabred_plan_recv(plan, peer, RABRED_BUF_TMP, keep_off, keep_len);
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len,
-                           peer_v < fold->vrank);
+                           peer_m < team->me);
     }
 }
 
-void rabred_phase_allgather(rabred_plan_t *plan, const rabred_fold_t *fold,
+void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,
                             const rabred_halving_t *h, int64_t count)
 {
     for (int s = h->steps - 1; s >= 0; s--) {
-        int peer = rabred_fold_real_rank(fold, fold->vrank ^ (1 << s));
+        int peer = rabred_team_real(team, team->me ^ (1 << s));
         rabred_plan_round(plan);
-        rabred_plan_send(plan, peer, RABRED_BUF_ACC,
-                         rabred_window_offset(count, fold->pof2, h->after[s]),
-                         rabred_window_length(count, fold->pof2, h->after[s]));
-        rabred_plan_recv(plan, peer, RABRED_BUF_ACC,
-                         rabred_window_offset(count, fold->pof2, h->given[s]),
-                         rabred_window_length(count, fold->pof2, h->given[s]));
+        rabred_plan_send(plan, peer, RABRED_BUF_ACC, rabred_team_offset(team, count, h->after[s]),
+                         rabred_team_length(team, count, h->after[s]));
+        rabred_plan_recv(plan, peer, RABRED_BUF_ACC, rabred_team_offset(team, count, h->given[s]),
+                         rabred_team_length(team, count, h->given[s]));
     }
 }
 
-void rabred_phase_gather(rabred_plan_t *plan, const rabred_fold_t *fold,
-                         const rabred_halving_t *h, int64_t count, int vroot)
+void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
+                         const rabred_halving_t *h, int64_t count, int root_member)
 {
     for (int s = h->steps - 1; s >= 0; s--) {
         int bit = 1 << s;
-        int peer = rabred_fold_real_rank(fold, fold->vrank ^ bit);
+        int peer = rabred_team_real(team, team->me ^ bit);
         rabred_plan_round(plan);
-        if ((fold->vrank & bit) == (vroot & bit)) {
+        if ((team->me & bit) == (root_member & bit)) {
             rabred_plan_recv(plan, peer, RABRED_BUF_ACC,
-                             rabred_window_offset(count, fold->pof2, h->given[s]),
-                             rabred_window_length(count, fold->pof2, h->given[s]));
+                             rabred_team_offset(team, count, h->given[s]),
+                             rabred_team_length(team, count, h->given[s]));
         } else {
             rabred_plan_send(plan, peer, RABRED_BUF_ACC,
-                             rabred_window_offset(count, fold->pof2, h->after[s]),
-                             rabred_window_length(count, fold->pof2, h->after[s]));
+                             rabred_team_offset(team, count, h->after[s]),
+                             rabred_team_length(team, count, h->after[s]));
             return; /* this rank's blocks are with the root's side now */
         }
     }
@@ -180,5 +208,55 @@ void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_roo
     if (node.parent >= 0) {
         rabred_plan_round(plan);
         rabred_plan_send(plan, (node.parent + tree_root) % p, mine, 0, count);
+    }
+}
+
+rabred_team_t rabred_team_of_block(const rabred_blocks_t *b)
+{
+    rabred_team_t team = {NULL, b->base[b->block], b->size[b->block], b->member, b->size[0],
+                          -1, -1};
+    return team;
+}
+
+/* Element range of grid window {first, nblocks} on block 0's grid. */
+static void grid_range(const rabred_blocks_t *b, int64_t count, int first, int nblocks,
+                       int64_t *off, int64_t *len)
+{
+    rabred_window_t w = {first, nblocks};
+    *off = rabred_window_offset(count, b->size[0], w);
+    *len = rabred_window_length(count, b->size[0], w);
+}
+
+void rabred_blocks_window(const rabred_blocks_t *b, int64_t count, int blk, int member,
+                          int64_t *off, int64_t *len)
+{
+    grid_range(b, count, rabred_blocks_first(b, blk, member), b->size[0] / b->size[blk], off,
+               len);
+}
+
+void rabred_phase_blocks_reduce_up(rabred_plan_t *plan, const rabred_blocks_t *b,
+                                   const rabred_halving_t *h, int64_t count)
+{
+    rabred_team_t team = rabred_team_of_block(b);
+    int blk = b->block, first = rabred_blocks_first(b, blk, b->member);
+    int span = b->size[0] / b->size[blk];
+    int64_t off, len;
+    grid_range(b, count, first, span, &off, &len);
+
+    rabred_phase_reduce_scatter(plan, &team, h, count);
+    if (blk + 1 < b->count) { /* the next smaller block's part of my window */
+        int from = b->base[blk + 1] + rabred_blocks_owner(b, blk + 1, first);
+        rabred_plan_round(plan);
+        rabred_plan_recv(plan, from, RABRED_BUF_TMP, off, len);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, off, len, 0);
+    }
+    if (blk > 0) { /* hand my window up, cut to the larger block's windows */
+        int up_span = b->size[0] / b->size[blk - 1];
+        rabred_plan_round(plan);
+        for (int g = first; g < first + span; g += up_span) {
+            grid_range(b, count, g, up_span, &off, &len);
+            rabred_plan_send(plan, b->base[blk - 1] + rabred_blocks_owner(b, blk - 1, g),
+                             RABRED_BUF_ACC, off, len);
+        }
     }
 }

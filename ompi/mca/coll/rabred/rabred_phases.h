@@ -11,6 +11,8 @@
 #ifndef RABRED_PHASES_H
 #define RABRED_PHASES_H
 
+#include <stddef.h>
+
 #include "rabred_plan.h"
 #include "rabred_toolkit.h"
 
@@ -29,22 +31,42 @@ void rabred_phase_fold_halves(rabred_plan_t *plan, const rabred_fold_t *fold, in
 /* The proxy hands the full result to its extra: alpha + n beta. */
 void rabred_phase_unfold(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count);
 
-/* Reduce-scatter by recursive vector halving and distance doubling among the
- * p' virtual ranks: lg p' alpha + (1 - 1/p') n (beta + gamma). */
-void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_fold_t *fold,
+/* A power-of-two team running recursive halving and doubling.  Member i is
+ * virtual rank i of a fold, or real rank base + i; `subst` lets one other
+ * rank play a member (binary blocks' reduce: a root outside the largest
+ * block plays member 0 in the gather).  Windows are measured on a grid of
+ * `grid` blocks (grid >= size, both powers of two) so that teams of
+ * different sizes cut the vector at the same element boundaries. */
+typedef struct {
+    const rabred_fold_t *fold; /* NULL: member i is real rank base + i */
+    int base;
+    int size, me;
+    int grid;
+    int subst_member, subst_rank; /* -1: no substitution */
+} rabred_team_t;
+
+/* The team of a fold's p' virtual ranks (me = this rank's vrank). */
+rabred_team_t rabred_team_of_fold(const rabred_fold_t *fold);
+/* Real rank of member i. */
+int rabred_team_real(const rabred_team_t *team, int member);
+/* Element range of a team window. */
+int64_t rabred_team_offset(const rabred_team_t *team, int64_t count, rabred_window_t w);
+int64_t rabred_team_length(const rabred_team_t *team, int64_t count, rabred_window_t w);
+
+/* Reduce-scatter by recursive vector halving and distance doubling among
+ * the team: lg s alpha + (1 - 1/s) n (beta + gamma) for a team of s. */
+void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
                                  const rabred_halving_t *h, int64_t count);
 
 /* Allgather by recursive vector doubling and distance halving, the exact
- * reverse of the reduce-scatter: lg p' alpha + (1 - 1/p') n beta. */
-void rabred_phase_allgather(rabred_plan_t *plan, const rabred_fold_t *fold,
+ * reverse of the reduce-scatter: lg s alpha + (1 - 1/s) n beta. */
+void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,
                             const rabred_halving_t *h, int64_t count);
 
-/* Binomial gather of the scattered blocks to virtual rank vroot, again the
- * reverse of the reduce-scatter: lg p' alpha + (1 - 1/p') n beta at vroot. */
-void rabred_phase_gather(rabred_plan_t *plan, const rabred_fold_t *fold,
-                         const rabred_halving_t *h, int64_t count, int vroot);
-
-
+/* Binomial gather of the scattered blocks to member `root_member`, again
+ * the reverse of the reduce-scatter: lg s alpha + (1 - 1/s) n beta there. */
+void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
+                         const rabred_halving_t *h, int64_t count, int root_member);
 
 /* Reduce-scatter by pairwise exchange over p blocks (seed 000 sec. 2.7):
  * at step i = 1..p-1 send block rank+i of ACC to rank+i and reduce block
@@ -60,6 +82,23 @@ void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t c
  * turn and combines them in rank order; the others send their input.
  * (p-1) (alpha + n beta + n gamma) at the root. */
 void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count);
+/* The team of this rank's binary block (grid: the largest block). */
+rabred_team_t rabred_team_of_block(const rabred_blocks_t *b);
+
+/* Element range of the final window of `member` of block `blk`. */
+void rabred_blocks_window(const rabred_blocks_t *b, int64_t count, int blk, int member,
+                          int64_t *off, int64_t *len);
+
+/* Binary blocks' reduce-scatter (seed 000 sec. 2.6): every block reduces
+ * by recursive halving inside itself, then, from the smallest block up,
+ * each block's members send their reduced windows to the members of the
+ * next larger block that own the matching parts, which reduce them (the
+ * smaller block holds higher ranks, so its data goes second: rank order).
+ * Afterwards every member of block 0 holds its window reduced over all p.
+ * `h` is this rank's halving inside its block. */
+void rabred_phase_blocks_reduce_up(rabred_plan_t *plan, const rabred_blocks_t *b,
+                                   const rabred_halving_t *h, int64_t count);
+
 /* Reduce over the in-order binary tree (rabred_bintree_t) of tree ranks
  * t = (rank - tree_root) mod p: the result ends in ACC at tree_root, in
  * rank order when tree_root is 0.  Leaves send INPUT without a copy. */

@@ -35,6 +35,12 @@ static const rabred_alg_t allreduce_algs[] = {
      "broadcast down the same tree (seed 000 sec. 2.3)",
      "T(p) + B(p); T = max(T(a) + c + g, T(b)) + c + g, B = max(c + B(a), 2c + B(b)), "
      "c = alpha + n beta, g = n gamma, subtrees of a and b ranks"},
+    {RABRED_COLL_ALLREDUCE, 6, "binary_blocks", rabred_build_allreduce_binary_blocks, 0,
+     "binary blocks: p split into power-of-two blocks that halve inside themselves and "
+     "cascade their windows to the largest block, which allgathers and feeds the others "
+     "(seed 000 sec. 2.6); long vectors, p with blocks of similar size",
+     "p = 2^k: as rabenseifner; else block 0 halving + cascade + allgather + feeding "
+     "(see coll_rabred_allreduce_binary_blocks.c)"},
 };
 
 static const rabred_alg_t reduce_algs[] = {
@@ -61,6 +67,11 @@ static const rabred_alg_t reduce_algs[] = {
      "rank-ordered tree plus a forward to the root for non-commutative ops (seed 000 sec. 2.3)",
      "T(p) (+ alpha + n beta when non-commutative and root != 0); "
      "T = max(T(a) + c + g, T(b)) + c + g, c = alpha + n beta, g = n gamma"},
+    {RABRED_COLL_REDUCE, 6, "binary_blocks", rabred_build_reduce_binary_blocks, 0,
+     "binary blocks: blocks halve inside themselves and cascade to the largest, which "
+     "gathers to the root; a root outside it stands in for rank 0 (seed 000 sec. 2.6)",
+     "p = 2^k: as rabenseifner; else reduce-up + gather in block 0 "
+     "(see coll_rabred_reduce_binary_blocks.c)"},
 };
 
 static const rabred_alg_t *table(rabred_coll_t coll, int *size)

@@ -65,5 +65,7 @@ int rabred_build_allreduce_linear(const rabred_plan_args_t *a, rabred_plan_t *pl
 int rabred_build_reduce_linear(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_reduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
 
 #endif /* RABRED_TABLE_H */

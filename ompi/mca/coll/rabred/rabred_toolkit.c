@@ -145,3 +145,34 @@ void rabred_bintree_init(rabred_bintree_t *node, int p, int t)
     node->child[0] = first > 0 ? t + 1 : -1;
     node->child[1] = size - 1 - first > 0 ? t + 1 + first : -1;
 }
+
+void rabred_blocks_init(rabred_blocks_t *b, int p, int rank)
+{
+    int base = 0;
+    b->count = 0;
+    b->block = b->member = -1;
+    for (int bit = 30; bit >= 0; bit--) {
+        if (p & (1 << bit)) {
+            b->base[b->count] = base;
+            b->size[b->count] = 1 << bit;
+            if (rank >= base && rank < base + (1 << bit)) {
+                b->block = b->count;
+                b->member = rank - base;
+            }
+            base += 1 << bit;
+            b->count++;
+        }
+    }
+}
+
+int rabred_blocks_owner(const rabred_blocks_t *b, int block, int g)
+{
+    int s = b->size[block];
+    return rabred_bit_reverse(g / (b->size[0] / s), rabred_log2_floor(s));
+}
+
+int rabred_blocks_first(const rabred_blocks_t *b, int block, int member)
+{
+    int s = b->size[block];
+    return rabred_bit_reverse(member, rabred_log2_floor(s)) * (b->size[0] / s);
+}

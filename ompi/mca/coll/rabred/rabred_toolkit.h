@@ -92,6 +92,24 @@ typedef struct {
 
 void rabred_halving_init(rabred_halving_t *h, int pof2, int vrank);
 
+/* Binary blocks (seed 000 sec. 2.6): p written as a sum of distinct powers
+ * of two, largest first; block b is the run of ranks
+ * [base[b], base[b] + size[b]).  Block 0 is the largest; its size is the
+ * grid on which every block measures its windows.  Member i of a block of
+ * size s holds, after recursive halving, grid position bit_reverse(i) of s
+ * (rabred_blocks_owner inverts that). */
+typedef struct {
+    int count;          /* number of blocks */
+    int base[31], size[31];
+    int block, member;  /* this rank's block and index in it */
+} rabred_blocks_t;
+
+void rabred_blocks_init(rabred_blocks_t *b, int p, int rank);
+/* The member of block `block` whose final window holds grid block g. */
+int rabred_blocks_owner(const rabred_blocks_t *b, int block, int g);
+/* First grid block of member i's final window in block `block`. */
+int rabred_blocks_first(const rabred_blocks_t *b, int block, int member);
+
 /* In-order binary tree over tree ranks 0..p-1 rooted at 0: the subtree of a
  * node t covers the contiguous tree ranks [t, t + size); its first child is
  * t + 1 and takes ceil((size - 1) / 2) nodes, the second child the rest.
