@@ -33,6 +33,7 @@ typedef struct {
     int algorithm[RABRED_NCOLLS];           /* RABRED_ALG_AUTO, _PREVIOUS or a table id */
     int allreduce_short_bytes;              /* thresholds as registered (validated) */
     int reduce_short_bytes;
+    int segment_size; /* bytes per segment of the pipelined algorithms */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
 } mca_coll_rabred_component_t;
 

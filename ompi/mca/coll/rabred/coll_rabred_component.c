@@ -29,6 +29,7 @@ static int rabred_close(void);
  * MPI_Allreduce/MPI_Reduce; every other collective still comes from the
  * components below, since rabred provides only these two. */
 #define RABRED_DEFAULT_PRIORITY 40
+#define RABRED_DEFAULT_SEGMENT_BYTES 65536
 
 mca_coll_rabred_component_t mca_coll_rabred_component = {
     .super = {
@@ -173,6 +174,11 @@ static int rabred_register(void)
                        "Bytes per rank up to which auto uses binomial for MPI_Reduce; above, "
                        "rabenseifner (default 2048, MPICH's cut-over)",
                        RABRED_DEFAULT_REDUCE_SHORT_BYTES, &c->reduce_short_bytes);
+    register_threshold("segment_size",
+                       "Bytes per segment for the pipelined algorithms (segmented_ring); "
+                       "0: one segment per block. Default 65536: large enough that alpha is "
+                       "amortised, small enough to overlap sending with reducing",
+                       RABRED_DEFAULT_SEGMENT_BYTES, &c->segment_size);
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         int rc = register_algorithm_param((rabred_coll_t)coll);
         if (OPAL_SUCCESS != rc) {

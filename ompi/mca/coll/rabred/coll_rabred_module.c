@@ -114,6 +114,18 @@ static void choose(rabred_coll_t coll, int count, struct ompi_datatype_t *dtype,
     }
 }
 
+/* The segment size in elements of dtype (at least one when segmenting). */
+static int64_t segment_count(struct ompi_datatype_t *dtype)
+{
+    size_t type_size = 0;
+    ompi_datatype_type_size(dtype, &type_size);
+    int64_t bytes = mca_coll_rabred_component.segment_size;
+    if (bytes <= 0 || 0 == type_size) {
+        return 0;
+    }
+    return bytes >= (int64_t)type_size ? bytes / (int64_t)type_size : 1;
+}
+
 static int plan_error(int rc)
 {
     return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
@@ -161,7 +173,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
         return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
     }
     rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
-                               ompi_op_is_commute(op) ? 1 : 0, 0};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype)};
     char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
     return run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
                     MCA_COLL_BASE_TAG_ALLREDUCE, comm);
@@ -183,7 +195,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     }
     int rank = ompi_comm_rank(comm);
     rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, 0};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype)};
     /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
     int at_root = rank == root;
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;
