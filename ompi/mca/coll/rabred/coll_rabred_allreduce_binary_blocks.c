@@ -56,13 +56,9 @@ static void feed_smaller_blocks(rabred_plan_t *plan, const rabred_blocks_t *b, i
 int rabred_build_allreduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
     rabred_blocks_t b;
-    rabred_blocks_init(&b, a->p, a->rank);
-    rabred_team_t team = rabred_team_of_block(&b);
+    rabred_team_t team;
     rabred_halving_t h;
-    rabred_halving_init(&h, team.size, team.me);
-
-    rabred_phase_copy_in(plan, a->count);
-    rabred_phase_blocks_reduce_up(plan, &b, &h, a->count);
+    rabred_phase_blocks_start(plan, a, &b, &team, &h);
     if (0 == b.block) {
         rabred_phase_allgather(plan, &team, &h, a->count);
     }

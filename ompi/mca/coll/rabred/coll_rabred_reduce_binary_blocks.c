@@ -26,14 +26,10 @@
 int rabred_build_reduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
     rabred_blocks_t b, at_root;
-    rabred_blocks_init(&b, a->p, a->rank);
-    rabred_blocks_init(&at_root, a->p, a->root);
-    rabred_team_t team = rabred_team_of_block(&b);
+    rabred_team_t team;
     rabred_halving_t h;
-    rabred_halving_init(&h, team.size, team.me);
-
-    rabred_phase_copy_in(plan, a->count);
-    rabred_phase_blocks_reduce_up(plan, &b, &h, a->count);
+    rabred_phase_blocks_start(plan, a, &b, &team, &h);
+    rabred_blocks_init(&at_root, a->p, a->root);
     int root_member = at_root.block == 0 ? at_root.member : 0;
     int outside = at_root.block != 0;
     if (outside && (a->rank == a->root || 0 == a->rank)) { /* root stands in for rank 0 */

@@ -186,6 +186,16 @@ void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, 
     }
 }
 
+void rabred_phase_blocks_start(rabred_plan_t *plan, const rabred_plan_args_t *a,
+                               rabred_blocks_t *b, rabred_team_t *team, rabred_halving_t *h)
+{
+    rabred_blocks_init(b, a->p, a->rank);
+    *team = rabred_team_of_block(b);
+    rabred_halving_init(h, team->size, team->me);
+    rabred_phase_copy_in(plan, a->count);
+    rabred_phase_blocks_reduce_up(plan, b, h, a->count);
+}
+
 void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_root,
                               int64_t count)
 {

@@ -99,6 +99,12 @@ void rabred_blocks_window(const rabred_blocks_t *b, int64_t count, int blk, int 
 void rabred_phase_blocks_reduce_up(rabred_plan_t *plan, const rabred_blocks_t *b,
                                    const rabred_halving_t *h, int64_t count);
 
+/* Everything binary blocks' allreduce and reduce share: split p into
+ * blocks, set up this rank's team and halving, copy the input in and run
+ * the reduce-up phase. */
+void rabred_phase_blocks_start(rabred_plan_t *plan, const rabred_plan_args_t *a,
+                               rabred_blocks_t *b, rabred_team_t *team, rabred_halving_t *h);
+
 /* Reduce over the in-order binary tree (rabred_bintree_t) of tree ranks
  * t = (rank - tree_root) mod p: the result ends in ACC at tree_root, in
  * rank order when tree_root is 0.  Leaves send INPUT without a copy. */
