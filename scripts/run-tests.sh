@@ -109,16 +109,29 @@ run_mpi() { # name np prog [mpirun and program args...]
         fail "$name" "$log"
     fi
 }
-for prog in $(make -s --no-print-directory print-mpi-tests); do
-    base=$(basename "$prog")
-    for np in ${RABRED_NP_LIST:-1 2 3 4 5 6 7 8 9 13 16}; do
-        run_mpi "$base-np$np" "$np" "$prog"
-    done
-done
 correctness=test/mpi/test_mpi_correctness
+for np in ${RABRED_NP_LIST:-1 2 3 4 5 6 7 8 9 13 16}; do
+    run_mpi "correctness-np$np" "$np" "$correctness"
+done
 for np in 2 5; do
     run_mpi "int8-wrap-np$np" "$np" "$correctness" --mca op ^avx --quick --int8-wrap
 done
+# A temporary that cannot be allocated gives an error, not a crash or hang.
+run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
+    --mca coll_rabred_allreduce_algorithm rabenseifner
+run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_algorithm ring
+# Bad MCA values: one clear warning each, the documented default, and every
+# result still right.
+bad_log=$logs/bad-mca-values.log
+run_mpi bad-mca-values 2 "$correctness" --quick \
+    --mca coll_rabred_allreduce_algorithm no_such_algorithm \
+    --mca coll_rabred_reduce_short_bytes -7
+if grep -q "invalid coll_rabred_allreduce_algorithm; using the default, auto" "$bad_log" &&
+   grep -q "coll_rabred_reduce_short_bytes = -7 is negative; using the default" "$bad_log"; then
+    pass bad-mca-warnings
+else
+    fail bad-mca-warnings "$bad_log"
+fi
 if [ "${RABRED_SKIP_LARGE:-0}" != 1 ]; then
     run_mpi large-np2 2 "$correctness" --quick --large
 fi

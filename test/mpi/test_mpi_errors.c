@@ -1,0 +1,64 @@
+/*
+ * rabred must return a real error, not crash or hang, when it cannot get
+ * the temporary memory a call needs.  A datatype whose extent is 2^40
+ * bytes makes count = 2^20 elements span 2^60 bytes: the temporary buffer
+ * cannot be allocated, so MPI_Allreduce must return an error (the buffers
+ * are never touched: rabred allocates before it copies or sends).  Every
+ * rank fails the same way, so nobody waits for a peer.
+ *
+ * Run with p >= 2 and an algorithm for which every rank needs a temporary
+ * (rabenseifner, ring): with others some ranks need none and would, as MPI
+ * allows, read the (here fake) buffers.  Exits 0 when every rank got an
+ * error and the communicator still works afterwards.
+ */
+#include <mpi.h>
+#include <stdio.h>
+
+/* never called: the call fails before any reduction */
+static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)in;
+    (void)inout;
+    (void)len;
+    (void)type;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size, failures = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    MPI_Datatype huge;
+    MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)1 << 40, &huge);
+    MPI_Type_commit(&huge);
+    MPI_Op user_sum; /* Open MPI refuses predefined ops on derived types */
+    MPI_Op_create(sum_ints, 1, &user_sum);
+    int in = rank, out = -1;
+    int rc = MPI_Allreduce(&in, &out, 1 << 20, huge, user_sum, MPI_COMM_WORLD);
+    int eclass = MPI_SUCCESS;
+    MPI_Error_class(rc, &eclass);
+    if (MPI_SUCCESS == rc || -1 != out) {
+        fprintf(stderr, "rank %d: expected an error, got rc=%d out=%d\n", rank, rc, out);
+        failures++;
+    }
+    /* the communicator must still work after the failed call */
+    rc = MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (MPI_SUCCESS != rc || out != size * (size - 1) / 2) {
+        fprintf(stderr, "rank %d: allreduce after the error: rc=%d out=%d\n", rank, rc, out);
+        failures++;
+    }
+    if (0 == rank) {
+        char name[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(eclass, name, &len);
+        printf("test_mpi_errors p=%d: error class %d (%s), %s\n", size, eclass, name,
+               failures ? "FAILED" : "ok");
+    }
+    MPI_Op_free(&user_sum);
+    MPI_Type_free(&huge);
+    MPI_Finalize();
+    return failures ? 1 : 0;
+}
