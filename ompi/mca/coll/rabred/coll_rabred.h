@@ -34,10 +34,18 @@ typedef struct {
     int allreduce_short_bytes;              /* thresholds as registered (validated) */
     int reduce_short_bytes;
     int segment_size; /* bytes per segment of the pipelined algorithms */
+    int cache_bytes;  /* largest temporary kept between calls */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
 } mca_coll_rabred_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
+
+/* A temporary kept between calls on one communicator (see
+ * mca_coll_rabred_tmpbuf_alloc). */
+typedef struct {
+    char *raw;
+    size_t cap;
+} mca_coll_rabred_scratch_t;
 
 typedef struct {
     mca_coll_base_module_t super;
@@ -46,6 +54,7 @@ typedef struct {
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
     rabred_plan_t plan; /* reused by every call on this communicator */
+    mca_coll_rabred_scratch_t scratch[2]; /* for ACC and TMP */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -69,17 +78,22 @@ int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm);
 
-/* A temporary of count elements of dtype: keep the allocation (raw) and the
- * address of element 0 (buf, shifted by the true lower bound) together, so
- * the right pointer is freed. */
+/* A temporary of count elements of dtype: keep the allocation we own (raw,
+ * NULL when it lives in a module's scratch) and the address of element 0
+ * (buf, shifted by the true lower bound) together, so the right pointer is
+ * freed.  Temporaries up to coll_rabred_cache_bytes come from `scratch` and
+ * stay allocated between calls: a fresh multi-megabyte malloc is an mmap
+ * whose page faults and zeroing cost more than the reduction over shared
+ * memory (measured: 4 MiB MPI_Reduce at p = 2, 7.7 ms against 1.2 ms). */
 typedef struct {
     char *raw;
     char *buf;
 } mca_coll_rabred_tmpbuf_t;
 
 int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_datatype_t *dtype,
-                                 size_t count);
+                                 size_t count, mca_coll_rabred_scratch_t *scratch);
 void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t);
+void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch);
 
 END_C_DECLS
 

@@ -30,6 +30,9 @@ static int rabred_close(void);
  * components below, since rabred provides only these two. */
 #define RABRED_DEFAULT_PRIORITY 40
 #define RABRED_DEFAULT_SEGMENT_BYTES 65536
+/* 64 MiB: covers the sizes where malloc's page faults rival shared-memory
+ * transfer time, while a communicator holds at most 128 MiB. */
+#define RABRED_DEFAULT_CACHE_BYTES (64 << 20)
 
 mca_coll_rabred_component_t mca_coll_rabred_component = {
     .super = {
@@ -179,6 +182,11 @@ static int rabred_register(void)
                        "0: one segment per block. Default 65536: large enough that alpha is "
                        "amortised, small enough to overlap sending with reducing",
                        RABRED_DEFAULT_SEGMENT_BYTES, &c->segment_size);
+    register_threshold("cache_bytes",
+                       "Temporaries up to this many bytes are kept between calls on a "
+                       "communicator (at most two per communicator) instead of being "
+                       "allocated and freed each call; 0 disables the cache",
+                       RABRED_DEFAULT_CACHE_BYTES, &c->cache_bytes);
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         int rc = register_algorithm_param((rabred_coll_t)coll);
         if (OPAL_SUCCESS != rc) {

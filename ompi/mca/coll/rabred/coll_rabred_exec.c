@@ -22,19 +22,41 @@
 #include "ompi/request/request.h"
 
 int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_datatype_t *dtype,
-                                 size_t count)
+                                 size_t count, mca_coll_rabred_scratch_t *scratch)
 {
     ptrdiff_t gap = 0;
     ptrdiff_t span = opal_datatype_span(&dtype->super, count, &gap);
-    t->raw = malloc(span > 0 ? (size_t)span : 1);
-    t->buf = NULL == t->raw ? NULL : t->raw - gap;
-    return NULL == t->raw ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    size_t need = span > 0 ? (size_t)span : 1;
+    t->raw = t->buf = NULL;
+    if (need <= (size_t)mca_coll_rabred_component.cache_bytes) {
+        if (scratch->cap < need) {
+            mca_coll_rabred_scratch_release(scratch);
+            if (NULL == (scratch->raw = malloc(need))) {
+                return OMPI_ERR_OUT_OF_RESOURCE;
+            }
+            scratch->cap = need;
+        }
+        t->buf = scratch->raw - gap;
+        return OMPI_SUCCESS;
+    }
+    if (NULL == (t->raw = malloc(need))) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    t->buf = t->raw - gap;
+    return OMPI_SUCCESS;
 }
 
 void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t)
 {
     free(t->raw);
     t->raw = t->buf = NULL;
+}
+
+void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
+{
+    free(scratch->raw);
+    scratch->raw = NULL;
+    scratch->cap = 0;
 }
 
 static char *address(char *bufs[RABRED_NBUFS], int buf, int64_t off, ptrdiff_t extent)

@@ -25,6 +25,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_reduce = NULL;
     m->previous_reduce_module = NULL;
     rabred_plan_init(&m->plan);
+    memset(m->scratch, 0, sizeof(m->scratch));
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -36,6 +37,8 @@ static void module_destruct(mca_coll_rabred_module_t *m)
         OBJ_RELEASE(m->previous_reduce_module);
     }
     rabred_plan_free(&m->plan);
+    mca_coll_rabred_scratch_release(&m->scratch[0]);
+    mca_coll_rabred_scratch_release(&m->scratch[1]);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_rabred_module_t, mca_coll_base_module_t, module_construct,
@@ -143,11 +146,11 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     }
     mca_coll_rabred_tmpbuf_t acc_tmp = {NULL, NULL}, tmp = {NULL, NULL};
     if (NULL == acc && m->plan.uses[RABRED_BUF_ACC]) {
-        rc = mca_coll_rabred_tmpbuf_alloc(&acc_tmp, dtype, (size_t)args->count);
+        rc = mca_coll_rabred_tmpbuf_alloc(&acc_tmp, dtype, (size_t)args->count, &m->scratch[0]);
         acc = acc_tmp.buf;
     }
     if (OMPI_SUCCESS == rc && m->plan.uses[RABRED_BUF_TMP]) {
-        rc = mca_coll_rabred_tmpbuf_alloc(&tmp, dtype, (size_t)args->count);
+        rc = mca_coll_rabred_tmpbuf_alloc(&tmp, dtype, (size_t)args->count, &m->scratch[1]);
     }
     if (OMPI_SUCCESS == rc) {
         char *bufs[RABRED_NBUFS] = {input, acc, tmp.buf};
