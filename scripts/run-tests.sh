@@ -136,7 +136,19 @@ if [ "${RABRED_SKIP_LARGE:-0}" != 1 ]; then
     run_mpi large-np2 2 "$correctness" --quick --large
 fi
 
-# 5. ompi_info must load the component from the build tree and list its
+# 5. rabred-plan: the example of the README and a picture.
+plan_log=$logs/rabred-plan.log
+if ./tools/rabred-plan --alg rabenseifner -p 8 --count 1024 --cost >"$plan_log" 2>&1 &&
+   grep -qx "alpha=6 beta=1.75 gamma=0.875" "$plan_log" &&
+   ./tools/rabred-plan --coll reduce --alg rabenseifner -p 7 --root 3 --count 100 \
+       --noncommutative --svg "$logs/reduce-rabenseifner-p7.svg" >>"$plan_log" 2>&1 &&
+   grep -q "<svg" "$logs/reduce-rabenseifner-p7.svg"; then
+    pass rabred-plan
+else
+    fail rabred-plan "$plan_log"
+fi
+
+# 6. ompi_info must load the component from the build tree and list its
 #    parameters (proves the .so loads and registers them).
 echo "== ompi_info parameters"
 info_log=$logs/ompi-info.log
