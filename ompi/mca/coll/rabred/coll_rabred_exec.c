@@ -74,13 +74,16 @@ static void release(ompi_request_t **reqs, int n)
     }
 }
 
-static int post_and_wait(const rabred_plan_t *plan, const rabred_round_t *rd,
-                         char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype, int tag,
-                         struct ompi_communicator_t *comm, ompi_request_t **reqs)
+/* Post round rd's receives, then its sends (receives first so eager data
+ * lands in place).  *n counts the requests posted, also on error. */
+static int post_round(const rabred_plan_t *plan, const rabred_round_t *rd,
+                      char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype, int tag,
+                      struct ompi_communicator_t *comm, ompi_request_t **reqs, int *n)
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(dtype, &lb, &extent);
-    int n = 0, rc = OMPI_SUCCESS;
+    int rc = OMPI_SUCCESS;
+    *n = 0;
     for (int pass = RABRED_XFER_RECV; pass <= RABRED_XFER_SEND && OMPI_SUCCESS == rc; pass++) {
         for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
             const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
@@ -88,19 +91,15 @@ static int post_and_wait(const rabred_plan_t *plan, const rabred_round_t *rd,
                 continue;
             }
             char *ptr = address(bufs, x->buf, x->off, extent);
-            reqs[n] = MPI_REQUEST_NULL;
+            reqs[*n] = MPI_REQUEST_NULL;
             rc = RABRED_XFER_RECV == pass
-                     ? MCA_PML_CALL(irecv(ptr, (size_t)x->len, dtype, x->peer, tag, comm, &reqs[n]))
+                     ? MCA_PML_CALL(irecv(ptr, (size_t)x->len, dtype, x->peer, tag, comm, &reqs[*n]))
                      : MCA_PML_CALL(isend(ptr, (size_t)x->len, dtype, x->peer, tag,
-                                          MCA_PML_BASE_SEND_STANDARD, comm, &reqs[n]));
-            n++;
+                                          MCA_PML_BASE_SEND_STANDARD, comm, &reqs[*n]));
+            (*n)++;
         }
     }
-    if (OMPI_SUCCESS != rc) {
-        release(reqs, n);
-        return rc;
-    }
-    return n > 0 ? ompi_request_wait_all(n, reqs, MPI_STATUSES_IGNORE) : OMPI_SUCCESS;
+    return rc;
 }
 
 /* dst = src (op) dst, or dst = dst (op) src.  The order is honoured even for
@@ -145,6 +144,58 @@ static int run_locals(const rabred_plan_t *plan, const rabred_round_t *rd,
     return OMPI_SUCCESS;
 }
 
+/* Requests of one posted round. */
+typedef struct {
+    ompi_request_t *few[8], **reqs;
+    int n;
+} rabred_reqs_t;
+
+static int reqs_init(rabred_reqs_t *r, int max)
+{
+    r->reqs = max > 8 ? malloc((size_t)max * sizeof(*r->reqs)) : r->few;
+    r->n = 0;
+    return NULL == r->reqs ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+}
+
+static void reqs_fini(rabred_reqs_t *r)
+{
+    if (NULL != r->reqs && r->reqs != r->few) {
+        free(r->reqs);
+    }
+}
+
+/* Runs the rounds in order.  Round r+1 is posted before round r's local
+ * steps whenever the plan allows it (rabred_plan_can_post_early), so its
+ * transfers overlap the reduction; otherwise after them. */
+static int run_rounds(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
+                      struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
+                      struct ompi_communicator_t *comm, rabred_reqs_t q[2])
+{
+    int input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
+    int rc = 0 < plan->nrounds
+                 ? post_round(plan, &plan->rounds[0], bufs, dtype, tag, comm, q[0].reqs, &q[0].n)
+                 : OMPI_SUCCESS;
+    for (int r = 0; r < plan->nrounds && OMPI_SUCCESS == rc; r++) {
+        rabred_reqs_t *cur = &q[r & 1], *next = &q[(r + 1) & 1];
+        rc = cur->n > 0 ? ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE)
+                        : OMPI_SUCCESS;
+        cur->n = 0;
+        int early = rabred_plan_can_post_early(plan, r, input_is_acc);
+        if (OMPI_SUCCESS == rc && early) {
+            rc = post_round(plan, &plan->rounds[r + 1], bufs, dtype, tag, comm, next->reqs,
+                            &next->n);
+        }
+        if (OMPI_SUCCESS == rc) {
+            rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
+        }
+        if (OMPI_SUCCESS == rc && !early && r + 1 < plan->nrounds) {
+            rc = post_round(plan, &plan->rounds[r + 1], bufs, dtype, tag, comm, next->reqs,
+                            &next->n);
+        }
+    }
+    return rc;
+}
+
 int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
@@ -153,19 +204,17 @@ int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
     for (int r = 0; r < plan->nrounds; r++) {
         maxx = plan->rounds[r].nxfer > maxx ? plan->rounds[r].nxfer : maxx;
     }
-    ompi_request_t *few[8], **reqs = few;
-    if (maxx > 8 && NULL == (reqs = malloc((size_t)maxx * sizeof(*reqs)))) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    rabred_reqs_t q[2];
+    int rc0 = reqs_init(&q[0], maxx), rc1 = reqs_init(&q[1], maxx);
+    int rc = OMPI_SUCCESS != rc0 ? rc0 : rc1;
+    if (OMPI_SUCCESS == rc) {
+        rc = run_rounds(plan, bufs, dtype, op, tag, comm, q);
     }
-    int rc = OMPI_SUCCESS;
-    for (int r = 0; r < plan->nrounds && OMPI_SUCCESS == rc; r++) {
-        rc = post_and_wait(plan, &plan->rounds[r], bufs, dtype, tag, comm, reqs);
-        if (OMPI_SUCCESS == rc) {
-            rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
+    for (int i = 0; i < 2; i++) { /* after an error: drop what is still posted */
+        if (OMPI_SUCCESS != rc && NULL != q[i].reqs) {
+            release(q[i].reqs, q[i].n);
         }
-    }
-    if (reqs != few) {
-        free(reqs);
+        reqs_fini(&q[i]);
     }
     return rc;
 }

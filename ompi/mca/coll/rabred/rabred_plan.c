@@ -144,3 +144,46 @@ int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *ar
     int rc = build(args, plan);
     return rc != RABRED_OK ? rc : plan->error;
 }
+
+static int storage(int buf, int input_is_acc)
+{
+    return (RABRED_BUF_INPUT == buf && input_is_acc) ? RABRED_BUF_ACC : buf;
+}
+
+static int touches(int buf_a, int64_t off_a, int64_t len_a, int buf_b, int64_t off_b,
+                   int64_t len_b, int input_is_acc)
+{
+    return storage(buf_a, input_is_acc) == storage(buf_b, input_is_acc) &&
+           off_a < off_b + len_b && off_b < off_a + len_a;
+}
+
+/* Does transfer x conflict with local step l (see rabred_plan_can_post_early)?
+ * A reduce with the destination first also writes its source (the executor
+ * computes there and copies back). */
+static int conflicts(const rabred_xfer_t *x, const rabred_local_t *l, int input_is_acc)
+{
+    int writes_src = RABRED_LOCAL_REDUCE == l->kind && !l->src_first;
+    int hits_dst = touches(x->buf, x->off, x->len, l->dst, l->off, l->len, input_is_acc);
+    int hits_src = touches(x->buf, x->off, x->len, l->src, l->off, l->len, input_is_acc);
+    if (RABRED_XFER_SEND == x->dir) {
+        return hits_dst || (writes_src && hits_src);
+    }
+    return hits_dst || hits_src;
+}
+
+int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc)
+{
+    if (r + 1 >= plan->nrounds) {
+        return 0;
+    }
+    const rabred_round_t *cur = &plan->rounds[r], *next = &plan->rounds[r + 1];
+    for (int k = 0; k < next->nxfer; k++) {
+        for (int j = 0; j < cur->nlocal; j++) {
+            if (conflicts(&plan->xfers[next->first_xfer + k],
+                          &plan->locals[cur->first_local + j], input_is_acc)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}

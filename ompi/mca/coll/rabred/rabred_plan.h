@@ -102,6 +102,14 @@ void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst,
 void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                       int64_t len);
 
+/* May round r+1 be posted before round r's local steps run?  Yes when none
+ * of its sends reads what those steps write and none of its receives
+ * touches what they read or write.  Then the transfers of round r+1 overlap
+ * the reductions of round r: that is what makes segmented (pipelined)
+ * algorithms pay off.  The executor and the simulator both follow this
+ * rule.  input_is_acc: INPUT and ACC are the same memory (MPI_IN_PLACE). */
+int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc);
+
 /* Builds a plan with `build` after resetting it; returns RABRED_OK or an error. */
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
                       rabred_plan_t *plan);

@@ -177,6 +177,7 @@ typedef struct {
     double done;               /* latest end of the current round's messages */
     int pending;               /* messages of the current round not finished */
     double in_free, out_free;  /* when the ports are free */
+    double cpu_free;           /* when the last reduction ends */
     msg_t *unmatched;          /* sends that arrived before their receive */
     int *wanted;               /* per xfer of the round: recv not yet matched */
     int nwanted;
@@ -481,11 +482,30 @@ static void advance(sim_t *s, int rank, double t)
             return;
         }
         int64_t reduced = 0;
+        t = t > r->cpu_free ? t : r->cpu_free;
         apply_locals(s, r, rd, &reduced);
         t += s->model->gamma * (double)reduced;
+        r->cpu_free = t;
         r->round++;
     }
-    r->done = t;
+    r->done = t > r->cpu_free ? t : r->cpu_free;
+}
+
+/* The messages of a rank's round are all done: reduce, and post the next
+ * round before the reduction when the plan allows it
+ * (rabred_plan_can_post_early), so transfers overlap the reduction as in the
+ * executor; the rank's CPU is busy until cpu_free either way. */
+static void round_done(sim_t *s, int rank)
+{
+    simrank_t *r = &s->ranks[rank];
+    double t = r->done > r->cpu_free ? r->done : r->cpu_free;
+    int early = rabred_plan_can_post_early(&r->plan, r->round,
+                                           r->buf[RABRED_BUF_INPUT] == r->buf[RABRED_BUF_ACC]);
+    int64_t reduced = 0;
+    apply_locals(s, r, cur_round(r), &reduced);
+    r->cpu_free = t + s->model->gamma * (double)reduced;
+    r->round++;
+    advance(s, rank, early ? t : r->cpu_free);
 }
 
 /* One message ends: deliver it, and move on the ranks it completes. */
@@ -507,10 +527,7 @@ static void finish_message(sim_t *s, msg_t *m)
         simrank_t *r = &s->ranks[ends[i]];
         r->done = end > r->done ? end : r->done;
         if (0 == --r->pending) {
-            int64_t reduced = 0;
-            apply_locals(s, r, cur_round(r), &reduced);
-            r->round++;
-            advance(s, ends[i], r->done + s->model->gamma * (double)reduced);
+            round_done(s, ends[i]);
         }
     }
 }
