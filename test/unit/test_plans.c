@@ -67,18 +67,23 @@ static int pick_roots(int p, int *roots)
     return n;
 }
 
-/* Algorithms with O(p) rounds (ring, linear) cost O(p^2) to simulate:
- * every p up to 128, then a sample that keeps powers of two, their
- * neighbours and multiples of 97.  The O(lg p) ones run for every p. */
-static int p_in_sweep(const rabred_alg_t *alg, int p)
+/* How hard to test p: 0 skip, 1 one count, 2 every count.  Algorithms with
+ * O(p) rounds (ring, linear, segmented ring) cost O(p^2) or more to
+ * simulate: every p up to 128, then powers of two with their neighbours and
+ * multiples of 97 up to 300, and 512 and 1024 with one count.  The O(lg p)
+ * ones run every p with every count. */
+static int p_level(const rabred_alg_t *alg, int p)
 {
     rabred_sim_result_t res;
     if (p <= 128 || RABRED_OK != simulate(alg, 64, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 64,
                                           1, 0, &res) || res.max_rounds <= 40) {
-        return 1;
+        return 2;
     }
     int pof2 = rabred_pof2_floor(p);
-    return p % 97 == 0 || p == pof2 || p == pof2 - 1 || p == pof2 + 1;
+    if (p <= 300) {
+        return p % 97 == 0 || p == pof2 || p == pof2 - 1 || p == pof2 + 1 ? 2 : 0;
+    }
+    return p == 512 || p == 1024;
 }
 
 static int needs_commutative(const rabred_alg_t *alg)
@@ -86,11 +91,15 @@ static int needs_commutative(const rabred_alg_t *alg)
     return 0 != (alg->restrictions & RABRED_NEEDS_COMMUTATIVE);
 }
 
-static void sweep_p(const rabred_alg_t *alg, int p, int *roots)
+static void sweep_p(const rabred_alg_t *alg, int p, int *roots, int level)
 {
     int pof2 = rabred_pof2_floor(p);
     int64_t counts[] = {0, 1, pof2 - 1, pof2, 2 * (int64_t)p + 1, LARGE_COUNT};
     int ncounts = p <= 256 ? 6 : 3, first = p <= 256 ? 0 : 3;
+    if (level < 2) {
+        ncounts = 1;
+        first = 4; /* 2p + 1: odd, and more than one element per block */
+    }
     int nroots = alg->coll == RABRED_COLL_REDUCE ? pick_roots(p, roots) : 1;
     if (alg->coll == RABRED_COLL_ALLREDUCE) {
         roots[0] = -1;
@@ -131,8 +140,9 @@ static void test_correctness(void)
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             for (int p = 1; p <= 1024; p++) {
-                if (p_in_sweep(alg, p)) {
-                    sweep_p(alg, p, roots);
+                int level = p_level(alg, p);
+                if (level > 0) {
+                    sweep_p(alg, p, roots, level);
                 }
             }
         }
@@ -205,7 +215,16 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
             double c = k < 2 ? 1.0 : 0.0, g = 2 == k ? 1.0 : 0.0;
             f[k] = tree_reduce_time(p, c, g) + (allreduce ? tree_bcast_time(p, c) : forward * c);
         }
-    } else if (0 == strcmp(name, "ring")) {
+    } else if (0 == strcmp(name, "bruck")) {
+        int K = (int)lgc, W = 0;
+        for (int k = 1; k < K; k++) {
+            int m = (1 << k) < p - (1 << k) ? (1 << k) : p - (1 << k);
+            W += m >= 2;
+        }
+        f[0] = 2.0 * (K + W);
+        f[1] = 2 * (1 - 1.0 / p);
+        f[2] = 1 - 1.0 / p;
+    } else if (0 == strcmp(name, "ring") || 0 == strcmp(name, "segmented_ring")) {
         f[0] = 2.0 * (p - 1);
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;
@@ -228,6 +247,30 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
     }
 }
 
+/* The segmented ring must really pipeline: with alpha = 0 each segment's
+ * transfer hides the previous segment's reduction, so the reduce-scatter
+ * costs (1 - 1/p) n max(beta, gamma) plus one segment's reduction instead
+ * of (1 - 1/p) n (beta + gamma); the plain ring (S = 1) cannot. */
+static void test_segmented_ring_overlaps(void)
+{
+    const rabred_alg_t *seg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "segmented_ring");
+    const int64_t n = (int64_t)1 << 20;
+    for (int p = 2; p <= 64 && NULL != seg; p++) {
+        int nseg = 16;
+        rabred_sim_model_t model;
+        rabred_sim_model_default(&model);
+        model.alpha = 0.0;
+        model.beta = model.gamma = 1.0 / (double)n;
+        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg};
+        rabred_sim_result_t res;
+        int rc = rabred_simulate(&call, &model, &res);
+        double want = (1 - 1.0 / p) * 2 + 1.0 / ((double)p * nseg);
+        CHECK(RABRED_OK == rc && res.ok && fabs(res.time - want) <= 1e-3,
+              "segmented_ring p=%d: time %g, pipelined formula %g (%s)", p, res.time, want,
+              res.error);
+    }
+}
+
 static void test_costs(void)
 {
     static const char *term[3] = {"alpha", "beta", "gamma"};
@@ -235,7 +278,7 @@ static void test_costs(void)
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             for (int p = 2; p <= 1024; p++) {
-                if (!p_in_sweep(alg, p)) {
+                if (p_level(alg, p) < 2) {
                     continue;
                 }
                 int root = RABRED_COLL_REDUCE == coll ? (p * 7 + 3) % p : -1;
@@ -337,6 +380,9 @@ int main(void)
     test_table();
     test_simulator_catches_broken_plans();
     test_costs();
+    if (RABRED_COLL_ALLREDUCE == COLL_FIRST) {
+        test_segmented_ring_overlaps();
+    }
     test_order_restrictions_are_real();
     test_correctness();
     return rabred_test_summary(COLL_END - COLL_FIRST == 1 ? rabred_coll_name(COLL_FIRST)

@@ -41,6 +41,18 @@ static const rabred_alg_t allreduce_algs[] = {
      "(seed 000 sec. 2.6); long vectors, p with blocks of similar size",
      "p = 2^k: as rabenseifner; else block 0 halving + cascade + allgather + feeding "
      "(see coll_rabred_allreduce_binary_blocks.c)"},
+    {RABRED_COLL_ALLREDUCE, 7, "bruck", rabred_build_allreduce_bruck, RABRED_NEEDS_COMMUTATIVE,
+     "Bruck: reduce-scatter by distance halving + Bruck allgather, ceil(lg p) rounds each for "
+     "any p without a fold (seed 001); a wrapped window costs a second message",
+     "2 (K + W) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma, K = ceil(lg p), "
+     "W = #{1 <= k < K : min(2^k, p - 2^k) >= 2}"},
+    {RABRED_COLL_ALLREDUCE, 8, "segmented_ring", rabred_build_allreduce_segmented_ring,
+     RABRED_NEEDS_COMMUTATIVE,
+     "segmented ring: neighbour-ring reduce-scatter cut into segments of "
+     "coll_rabred_segment_size bytes so each segment's transfer overlaps the previous "
+     "one's reduction, then the ring allgather; long vectors",
+     "(p-1) (S+1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma without overlap; with it, "
+     "alpha = 0: (1 - 1/p) n (beta + max(beta, gamma)) + n/(p S) min(beta, gamma)"},
 };
 
 static const rabred_alg_t reduce_algs[] = {
