@@ -116,6 +116,8 @@ done
 for np in 2 5; do
     run_mpi "int8-wrap-np$np" "$np" "$correctness" --mca op ^avx --quick --int8-wrap
 done
+# Tiny segments: the segmented algorithms cut every block into many pieces.
+run_mpi small-segments-np5 5 "$correctness" --quick --mca coll_rabred_segment_size 8
 # A temporary that cannot be allocated gives an error, not a crash or hang.
 run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
     --mca coll_rabred_allreduce_algorithm rabenseifner
