@@ -387,6 +387,10 @@ static void apply_locals(sim_t *s, simrank_t *r, const rabred_round_t *rd, int64
             fail(s, "local step outside the vector");
             return;
         }
+        if (s->call->cost_only) {
+            *reduced += RABRED_LOCAL_REDUCE == l->kind ? l->len : 0;
+            continue;
+        }
         if (RABRED_LOCAL_COPY == l->kind) {
             if (src != dst) {
                 s->rc = runs_extract(src, l->off, l->len, &s->s1);
@@ -436,7 +440,9 @@ static void post_send(sim_t *s, int rank, const rabred_round_t *rd, const rabred
     m->send_post = r->post;
     m->one_way = !has_recv_from(&r->plan, rd, x->peer);
     m->seq = s->seq++;
-    s->rc = runs_extract(r->buf[x->buf], x->off, x->len, &m->data);
+    if (!s->call->cost_only) {
+        s->rc = runs_extract(r->buf[x->buf], x->off, x->len, &m->data);
+    }
     s->res->messages++;
     s->res->elements_sent += x->len;
     try_match_send(s, m);
@@ -518,8 +524,10 @@ static void finish_message(sim_t *s, msg_t *m)
     start = dst->in_free > start ? dst->in_free : start;
     double end = start + fa * s->model->alpha + fb * s->model->beta * (double)m->len;
     src->out_free = dst->in_free = end;
-    s->rc = runs_store(dst->buf[m->recv_buf], s->call->count, m->recv_off, m->len, &m->data,
-                       &s->s3);
+    if (!s->call->cost_only) {
+        s->rc = runs_store(dst->buf[m->recv_buf], s->call->count, m->recv_off, m->len, &m->data,
+                           &s->s3);
+    }
     int ends[2] = {m->src, m->dst};
     free(m->data.runs);
     free(m);
@@ -587,6 +595,9 @@ static void check_rank(sim_t *s, int rank, uint64_t total_hash)
     }
     if (NULL != r->unmatched) {
         fail(s, "rank %d never received a message from rank %d", rank, r->unmatched->src);
+        return;
+    }
+    if (call->cost_only) {
         return;
     }
     if (r->buf[RABRED_BUF_INPUT] != r->buf[RABRED_BUF_ACC] &&

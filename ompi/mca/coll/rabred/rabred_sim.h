@@ -57,6 +57,8 @@ typedef struct {
     int commutative;
     int in_place; /* alias INPUT and ACC where MPI_IN_PLACE is allowed */
     int64_t seg_count; /* passed to the builder (0: unsegmented) */
+    int cost_only;     /* skip the data checks (matching and timing stay):
+                        * for pricing plans already proven correct */
 } rabred_sim_call_t;
 
 void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamma = 1 */
