@@ -402,7 +402,7 @@ static int simulate(const opts_t *o, double alpha, double beta, double gamma,
     model.beta = beta;
     model.gamma = gamma;
     rabred_sim_call_t call = {o->alg->build, o->p, RABRED_COLL_REDUCE == o->coll ? o->root : -1,
-                              o->count, o->commutative, 0, o->seg};
+                              o->count, o->commutative, 0, o->seg, 0};
     int rc = rabred_simulate(&call, &model, res);
     if (RABRED_OK != rc) {
         fprintf(stderr, PROG ": the simulation could not run (%s)\n",

@@ -37,8 +37,8 @@ int rabred_build_allreduce_recursive_doubling(const rabred_plan_args_t *a, rabre
             rabred_plan_round(plan);
             rabred_plan_send(plan, peer, RABRED_BUF_ACC, 0, a->count);
             rabred_plan_recv(plan, peer, RABRED_BUF_TMP, 0, a->count);
-            rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, a->count,
-                               peer_v < fold.vrank);
+            rabred_plan_reduce_replicated(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, a->count,
+                                          peer_v < fold.vrank);
         }
     }
     rabred_phase_unfold(plan, &fold, a->count);

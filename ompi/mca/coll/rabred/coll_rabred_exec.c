@@ -102,15 +102,17 @@ static int post_round(const rabred_plan_t *plan, const rabred_round_t *rd,
     return rc;
 }
 
-/* dst = src (op) dst, or dst = dst (op) src.  The order is honoured even for
- * commutative ops: two ranks that compute the same combination (recursive
- * doubling) must produce the same bits, and MAX(+0, -0) or NaN payloads
- * depend on operand order.  The reversed form computes into src (always a
- * scratch buffer: plans reduce only from TMP) and copies back. */
+/* dst = src (op) dst, or dst = dst (op) src.  ompi_op_reduce computes only
+ * the first form in place; the second computes into src (always a scratch
+ * buffer: plans reduce only from TMP) and copies back.  When the op commutes
+ * and no other rank computes the same value, the cheap first form gives the
+ * same result and saves that copy; a replicated value (recursive doubling)
+ * keeps the stated order so both partners get the same bits, since
+ * MAX(+0, -0) or NaN payloads depend on operand order. */
 static int reduce_step(const rabred_local_t *l, char *src, char *dst,
                        struct ompi_datatype_t *dtype, struct ompi_op_t *op)
 {
-    if (l->src_first) {
+    if (l->src_first || (!l->replicated && ompi_op_is_commute(op))) {
         ompi_op_reduce(op, src, dst, (size_t)l->len, dtype);
         return OMPI_SUCCESS;
     }

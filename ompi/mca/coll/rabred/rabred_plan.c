@@ -100,7 +100,7 @@ void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t o
 }
 
 static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_t src,
-                      rabred_buf_t dst, int64_t off, int64_t len, int src_first)
+                      rabred_buf_t dst, int64_t off, int64_t len, int src_first, int replicated)
 {
     if (len <= 0) {
         return;
@@ -115,6 +115,7 @@ static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_
     l->src = (uint8_t)src;
     l->dst = (uint8_t)dst;
     l->src_first = (uint8_t)(src_first ? 1 : 0);
+    l->replicated = (uint8_t)(replicated ? 1 : 0);
     l->off = off;
     l->len = len;
     r->nlocal++;
@@ -124,13 +125,19 @@ static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_
 void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                         int64_t len, int src_first)
 {
-    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first);
+    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first, 0);
+}
+
+void rabred_plan_reduce_replicated(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst,
+                                   int64_t off, int64_t len, int src_first)
+{
+    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first, 1);
 }
 
 void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                       int64_t len)
 {
-    add_local(plan, RABRED_LOCAL_COPY, src, dst, off, len, 0);
+    add_local(plan, RABRED_LOCAL_COPY, src, dst, off, len, 0, 0);
 }
 
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,

@@ -61,6 +61,8 @@ typedef struct {
     uint8_t kind; /* rabred_local_kind_t */
     uint8_t src, dst;
     uint8_t src_first;
+    uint8_t replicated; /* another rank computes the same value: keep the
+                         * operand order even for commutative ops */
     int64_t off, len;
 } rabred_local_t;
 
@@ -99,6 +101,13 @@ void rabred_plan_recv(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t o
 void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len);
 void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                         int64_t len, int src_first);
+/* The same, for a value that another rank computes too (recursive
+ * doubling's partners): both must get the same bits, and MAX(+0, -0) or NaN
+ * payloads depend on operand order, so the executor keeps it even for
+ * commutative ops.  Values computed once may be reduced in whichever order
+ * is cheaper when the op commutes (rabred_plan_reduce). */
+void rabred_plan_reduce_replicated(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst,
+                                   int64_t off, int64_t len, int src_first);
 void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                       int64_t len);
 
