@@ -23,21 +23,21 @@
  * the network, where the pairwise exchange sends nearly every block off the
  * node (ppn times the NIC traffic) and needs connections to all p-1 peers.
  *
- * Overlap: with S >= 2 the transfers of round j+1 never touch the ranges the
- * reduction of round j reads or writes (TMP and ACC segments differ), so an
- * executor that posts round j+1 before running round j's reduction hides the
- * reductions behind the messages.  The plan model runs a rank's rounds one
- * after another (post, wait, reduce), and in it no plan can: a rank receives
- * 2 (1 - 1/p) n and reduces (1 - 1/p) n elements in sequence, which the
- * plain ring already achieves.
+ * Overlap: with S >= 2 the transfers of round j+1 never touch the ranges
+ * that round j's reduction reads or writes (other TMP and ACC segments), so
+ * the executor and the simulator post round j+1 before running that
+ * reduction (rabred_plan_can_post_early) and the reductions hide behind the
+ * messages.  With S = 1 round j+1 sends the block round j has just reduced:
+ * no overlap, the plain ring.
  *
  * Segments: S = ceil(ceil(n/p) / seg) with seg = a->seg_count elements,
  * capped at RABRED_SEGRING_MAX_SEGMENTS; seg = 0 or >= ceil(n/p) gives S = 1,
  * exactly the plain neighbour ring.  Segments of a block differ by at most
  * one element and none exceeds seg (below the cap).
  *
- * Cost, plan model as it is: (p-1) (S + 1) alpha + 2 (1 - 1/p) n beta +
- * (1 - 1/p) n gamma (one element per step more when p does not divide n).
+ * Cost, term by term (alpha, beta or gamma alone, where nothing overlaps):
+ * (p-1) (S + 1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma (one element
+ * per step more when p does not divide n).
  * With round j's reduction overlapping round j+1's transfers (S >= 2) and
  * s = n/(p S): a reduce-scatter round costs max(alpha + s beta, s gamma)
  * instead of the sum: (alpha + s beta) + ((p-1) S - 1) max(alpha + s beta,
