@@ -36,6 +36,14 @@ typedef struct {
     unsigned restrictions;
     const char *description; /* one line, for ompi_info and rabred-plan */
     const char *cost;        /* alpha/beta/gamma formula, as in the file header */
+    /* coll/tuned's ids for the same algorithm (its coll_tuned_<coll>_algorithm
+     * values), 0-terminated: rules files in tuned's format map through them,
+     * and rabred-tune writes tuned_ids[0].  Allreduce: 1 basic_linear,
+     * 2 nonoverlapping (reduce + bcast), 3 recursive_doubling, 4 ring,
+     * 5 segmented_ring, 6 rabenseifner.  Reduce: 1 linear, 2 chain,
+     * 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 rabenseifner;
+     * chain and pipeline have no rabred counterpart. */
+    int tuned_ids[3];
 } rabred_alg_t;
 
 /* What the restriction checks need to know about a call. */
@@ -50,6 +58,8 @@ int rabred_table_size(rabred_coll_t coll);
 const rabred_alg_t *rabred_table_at(rabred_coll_t coll, int index);
 const rabred_alg_t *rabred_table_by_id(rabred_coll_t coll, int id);
 const rabred_alg_t *rabred_table_by_name(rabred_coll_t coll, const char *name);
+/* The algorithm coll/tuned calls `tuned_id`, or NULL when rabred has none. */
+const rabred_alg_t *rabred_table_by_tuned_id(rabred_coll_t coll, int tuned_id);
 
 /* NULL when `alg` may serve `call`, else why not (a static string). */
 const char *rabred_alg_violation(const rabred_alg_t *alg, const rabred_call_t *call);
