@@ -120,12 +120,15 @@ static int register_algorithm_param(rabred_coll_t coll)
     return OPAL_SUCCESS;
 }
 
-/* A threshold in bytes: negative values are refused with one warning. */
-static void register_threshold(const char *name, const char *help, int def, int *storage)
+/* A threshold in bytes: negative values are refused with one warning.
+ * `flags` MCA_BASE_VAR_FLAG_SETTABLE lets MPI_T change it at run time (the
+ * value is read at each call, so the change takes effect on the next one). */
+static void register_threshold(const char *name, const char *help, int def, int flags,
+                               int *storage)
 {
     *storage = def;
     (void)mca_base_component_var_register(&mca_coll_rabred_component.super.collm_version, name,
-                                          help, MCA_BASE_VAR_TYPE_INT, NULL, 0, 0,
+                                          help, MCA_BASE_VAR_TYPE_INT, NULL, 0, flags,
                                           OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ, storage);
     if (*storage < 0) {
         opal_output(0, "coll:rabred: coll_rabred_%s = %d is negative; using the default %d",
@@ -172,21 +175,22 @@ static int rabred_register(void)
     register_threshold("allreduce_short_bytes",
                        "Bytes per rank up to which auto uses recursive_doubling for "
                        "MPI_Allreduce; above, rabenseifner (default 2048, MPICH's cut-over)",
-                       RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES, &c->allreduce_short_bytes);
+                       RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES, 0, &c->allreduce_short_bytes);
     register_threshold("reduce_short_bytes",
                        "Bytes per rank up to which auto uses binomial for MPI_Reduce; above, "
                        "rabenseifner (default 2048, MPICH's cut-over)",
-                       RABRED_DEFAULT_REDUCE_SHORT_BYTES, &c->reduce_short_bytes);
+                       RABRED_DEFAULT_REDUCE_SHORT_BYTES, 0, &c->reduce_short_bytes);
     register_threshold("segment_size",
                        "Bytes per segment for the pipelined algorithms (segmented_ring); "
                        "0: one segment per block. Default 65536: large enough that alpha is "
-                       "amortised, small enough to overlap sending with reducing",
-                       RABRED_DEFAULT_SEGMENT_BYTES, &c->segment_size);
+                       "amortised, small enough to overlap sending with reducing; settable "
+                       "through MPI_T (rabred-tune searches it)",
+                       RABRED_DEFAULT_SEGMENT_BYTES, MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",
                        "Temporaries up to this many bytes are kept between calls on a "
                        "communicator (at most two per communicator) instead of being "
                        "allocated and freed each call; 0 disables the cache",
-                       RABRED_DEFAULT_CACHE_BYTES, &c->cache_bytes);
+                       RABRED_DEFAULT_CACHE_BYTES, 0, &c->cache_bytes);
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         int rc = register_algorithm_param((rabred_coll_t)coll);
         if (OPAL_SUCCESS != rc) {
