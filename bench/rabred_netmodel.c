@@ -37,10 +37,12 @@
  * 100 Mbit/s one 4 MiB round trip takes 0.7 s; a full run there takes
  * about 20 s (2 ranks) to 30 s (3 ranks).
  *
- * Usage: rabred_netmodel [-q] [-r repeats] [-t target_ms] [-s small_bytes]
+ * Usage: rabred_netmodel [-q] [-v] [-r repeats] [-t target_ms] [-s small_bytes]
  *                        [-n large_bytes] [-g gamma_bytes]
  *   -q  quick: only the large one-way ping-pong, printed as
  *       "one-way bandwidth <MB/s> MB/s (<Mbit/s> Mbit/s)" (cluster.sh check).
+ *   -v  also print every sample (microseconds per operation, in time order),
+ *       to see whether a large spread is noise or two different behaviours.
  * Uses only <mpi.h>.
  */
 #include <mpi.h>
@@ -64,6 +66,7 @@ typedef struct {
     long large;
     long gamma_bytes;
     int quick;
+    int verbose;
 } options_t;
 
 static int g_rank, g_size, g_partner;
@@ -72,7 +75,7 @@ static char *g_sbuf, *g_rbuf;
 static void usage_exit(void)
 {
     if (0 == g_rank) {
-        fprintf(stderr, "usage: rabred_netmodel [-q] [-r repeats] [-t target_ms] "
+        fprintf(stderr, "usage: rabred_netmodel [-q] [-v] [-r repeats] [-t target_ms] "
                         "[-s small_bytes] [-n large_bytes] [-g gamma_bytes]\n");
     }
     MPI_Finalize();
@@ -91,11 +94,15 @@ static long parse_long(const char *s, long lo, long hi)
 
 static options_t parse_options(int argc, char **argv)
 {
-    options_t o = { 7, 0.050, 8, 4L << 20, 1L << 20, 0 };
+    options_t o = { 7, 0.050, 8, 4L << 20, 1L << 20, 0, 0 };
     for (int i = 1; i < argc; i++) {
         if (0 == strcmp(argv[i], "-q")) {
             o.quick = 1;
             o.repeats = 3;
+            continue;
+        }
+        if (0 == strcmp(argv[i], "-v")) {
+            o.verbose = 1;
             continue;
         }
         if (i + 1 >= argc) {
@@ -245,6 +252,16 @@ static void measure_row(const kind_t *kinds, int nk, long bytes, const options_t
             int j = (r + i) % nk;
             samples[j][r] = sample(kinds[j], bytes, iters[j]);
         }
+    }
+    if (o->verbose && 0 == g_rank) {
+        for (int j = 0; j < nk; j++) {
+            printf("# samples %ld B %s, %d op(s) each (us):", bytes, kind_label[kinds[j]], iters[j]);
+            for (int r = 0; r < o->repeats; r++) {
+                printf(" %.1f", 1e6 * samples[j][r]);
+            }
+            printf("\n");
+        }
+        fflush(stdout);
     }
     *spread = 0.0;
     for (int j = 0; j < nk; j++) {
