@@ -14,9 +14,12 @@
  *        <msg size> <alg> <topo/fanout> <segsize>     one line per size
  *    A comm-size entry serves communicators from its size up to the next
  *    entry's; a msg-size entry serves sizes from its size up to the next
- *    one's (tuned's own reading).  Algorithm ids are tuned's and map onto
- *    rabred's through the table (rabred_alg_t.tuned_ids); an id with no
- *    rabred equivalent is reported and its cells use the built-in decision.
+ *    one's; a first entry also serves all sizes below it (tuned's own
+ *    reading).  Algorithm ids are tuned's and map onto rabred's through
+ *    the table (rabred_alg_t.tuned_ids); an id with no rabred equivalent
+ *    is reported and its cells use the built-in decision.
+ *    Open MPI 5's optional first line `rule-file-version-2` is accepted;
+ *    it allows a fifth number per line (max requests), which rabred ignores.
  *
  * 2. rabred's named format, one rule per line, first match wins:
  *        allreduce comm_size>=16 msg_size>=64K alg=binary_blocks
@@ -29,7 +32,8 @@
  *    `previous` (the component rabred replaced).  `#` starts a comment.
  *
  * Any error rejects the whole file (a half-applied file is worse than
- * none); every message names file and line: "rules.txt:4: ...".
+ * none); every message names the file, and the line when it is about one:
+ * "rules.txt:4: ...".
  */
 #ifndef RABRED_RULES_H
 #define RABRED_RULES_H
@@ -41,6 +45,8 @@
 
 #define RABRED_RULES_MAX_BYTES (1 << 20) /* larger files are refused */
 #define RABRED_RULES_MAX_RULES 10000
+#define RABRED_RULES_MAX_LINE 4096    /* longer lines are refused (binary junk) */
+#define RABRED_RULES_MAX_MESSAGES 20  /* errors (and, apart, warnings) reported per file */
 
 typedef struct {
     rabred_coll_t coll;
@@ -88,7 +94,9 @@ const rabred_rule_t *rabred_rules_lookup(const rabred_rules_t *pruned, int64_t b
 /* Writers (used by rabred-tune).  Named: every rule as one line.  Classic:
  * the rules must form tuned's grid (grouped by collective, comm_min then
  * msg_min ascending, commutative -1); algorithms without a tuned id are
- * written as 0 (tuned's own decision).  Return RABRED_OK or RABRED_ERR_ARG. */
+ * written as 0 (tuned's own decision); gaps in the grid are written as 0
+ * cells too.  Return RABRED_OK, or RABRED_ERR_ARG for rules the format
+ * cannot hold (nothing is written then) or a write error. */
 int rabred_rules_write_named(FILE *f, const rabred_rules_t *rules);
 int rabred_rules_write_classic(FILE *f, const rabred_rules_t *rules);
 
