@@ -1,22 +1,26 @@
 /*
  * Unit tests of the selection layer (no MPI): over a grid of p, counts,
- * type sizes, commutativity and every forced value, the choice never
+ * type sizes, commutativity, every forced value, with and without the cost
+ * model and with rules that ask for every algorithm, the choice never
  * violates the chosen algorithm's restrictions, forced algorithms win when
- * allowed, fallbacks say so, and the thresholds cut where documented.
+ * allowed, rules win when allowed and are refused with file:line when not,
+ * fallbacks say so, and the thresholds cut where documented.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rabred_decide.h"
 #include "rabred_test.h"
 #include "rabred_toolkit.h"
 
-static const rabred_thresholds_t defaults = {RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES,
-                                             RABRED_DEFAULT_REDUCE_SHORT_BYTES};
+static const rabred_decide_ctx_t no_model = {NULL, "none", NULL, 0};
 
-static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced)
+static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
+                      const rabred_decide_ctx_t *ctx)
 {
     rabred_choice_t ch;
-    rabred_decide(coll, call, bytes, forced, &defaults, &ch);
+    rabred_decide(coll, call, bytes, forced, ctx, &ch);
     const rabred_alg_t *want = rabred_table_by_id(coll, forced);
     if (NULL != ch.alg) {
         CHECK(NULL == rabred_alg_violation(ch.alg, call), "%s p=%d count=%lld comm=%d: %s chosen",
@@ -31,12 +35,31 @@ static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t byt
               ch.reason);
     } else if (RABRED_ALG_PREVIOUS == forced) {
         CHECK(NULL == ch.alg && RABRED_WHY_FORCED == ch.why, "previous not honoured");
-    } else if (RABRED_ALG_AUTO == forced) {
+    } else if (RABRED_ALG_AUTO == forced && NULL == ctx->rules) {
         CHECK(NULL != ch.alg && RABRED_WHY_DECISION == ch.why, "auto gave no algorithm");
-    } else {
+    } else if (RABRED_ALG_AUTO != forced) {
         CHECK(RABRED_WHY_FALLBACK == ch.why, "unknown id %d not reported", forced);
     }
     CHECK(ch.reason[0] != '\0', "empty reason");
+}
+
+/* With a rule asking for `rule_alg` on every call: the rule wins when it
+ * may serve the call, else the reason names file:line and the call still
+ * gets an allowed algorithm. */
+static void check_rule(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
+                       const rabred_alg_t *rule_alg, const rabred_decide_ctx_t *ctx)
+{
+    rabred_choice_t ch;
+    rabred_decide(coll, call, bytes, RABRED_ALG_AUTO, ctx, &ch);
+    if (NULL == rabred_alg_violation(rule_alg, call)) {
+        CHECK(ch.alg == rule_alg && RABRED_WHY_RULE == ch.why && 4096 == ch.seg_bytes,
+              "rule for %s not followed (%s)", rule_alg->name, ch.reason);
+    } else {
+        CHECK(NULL != ch.alg && NULL == rabred_alg_violation(ch.alg, call) &&
+                  RABRED_WHY_FALLBACK == ch.why && NULL != strstr(ch.reason, "r.txt:7:"),
+              "refused rule for %s: alg %s why %s (%s)", rule_alg->name,
+              ch.alg ? ch.alg->name : "none", rabred_why_name(ch.why), ch.reason);
+    }
 }
 
 static void test_grid(void)
@@ -52,28 +75,72 @@ static void test_grid(void)
                     for (int comm = 0; comm <= 1; comm++)
                         for (size_t f = 0; f < sizeof(forced) / sizeof(forced[0]); f++) {
                             rabred_call_t call = {ps[a], counts[b], comm};
-                            check_one((rabred_coll_t)coll, &call, counts[b] * sizes[c], forced[f]);
+                            check_one((rabred_coll_t)coll, &call, counts[b] * sizes[c], forced[f],
+                                      &no_model);
                         }
+}
+
+/* The same grid with the cost model priced for each p, and with a rule
+ * naming each algorithm in turn. */
+static void test_grid_model_and_rules(void)
+{
+    int ps[] = {2, 3, 4, 5, 7, 8, 13, 16, 100, 1024};
+    int64_t counts[] = {0, 1, 3, 7, 8, 255, 256, 4096, 1 << 20};
+    int forced[] = {RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS, 1, 2, 3, 7, 99};
+    rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
+    static rabred_pricebook_t book;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++)
+        for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++) {
+            CHECK(RABRED_OK == rabred_pricebook_fill(&book, coll, ps[a], 65536, &model), "fill");
+            rabred_decide_ctx_t ctx = {NULL, "r.txt", &book, 0};
+            for (size_t b = 0; b < sizeof(counts) / sizeof(counts[0]); b++)
+                for (int comm = 0; comm <= 1; comm++) {
+                    rabred_call_t call = {ps[a], counts[b], comm};
+                    for (size_t f = 0; f < sizeof(forced) / sizeof(forced[0]); f++) {
+                        check_one(coll, &call, counts[b] * 8, forced[f], &ctx);
+                    }
+                    for (int i = 0; i < rabred_table_size(coll); i++) {
+                        const rabred_alg_t *alg = rabred_table_at(coll, i);
+                        rabred_rule_t rule = {coll, 1, INT_MAX, 0, INT64_MAX, -1, alg->id, 4096, 7};
+                        rabred_rules_t rules = {&rule, 1};
+                        rabred_decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
+                        check_rule(coll, &call, counts[b] * 8, alg, &with_rule);
+                    }
+                }
+        }
 }
 
 static void test_thresholds(void)
 {
     rabred_call_t call = {8, 1024, 1};
     rabred_choice_t ch;
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2048, RABRED_ALG_AUTO, &defaults, &ch);
+    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2048, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "2048 B: %s", ch.alg->name);
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2049, RABRED_ALG_AUTO, &defaults, &ch);
+    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2049, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "rabenseifner"), "2049 B: %s", ch.alg->name);
-    rabred_decide(RABRED_COLL_REDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &defaults, &ch);
+    rabred_decide(RABRED_COLL_REDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "rabenseifner"), "1 MiB reduce: %s", ch.alg->name);
     call.count = 7; /* < p': rabenseifner refused even for a long type */
-    rabred_decide(RABRED_COLL_REDUCE, &call, 7 << 20, RABRED_ALG_AUTO, &defaults, &ch);
+    rabred_decide(RABRED_COLL_REDUCE, &call, 7 << 20, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "binomial"), "count < p': %s", ch.alg->name);
+
+    /* an admin's short_bytes wins over the model below it, not above */
+    static rabred_pricebook_t book;
+    rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
+    rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 8, 65536, &model);
+    rabred_decide_ctx_t admin = {NULL, "none", &book, 1 << 20};
+    call.count = 1 << 17;
+    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &admin, &ch);
+    CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "admin 1 MiB: %s", ch.alg->name);
+    rabred_decide(RABRED_COLL_ALLREDUCE, &call, (1 << 20) + 8, RABRED_ALG_AUTO, &admin, &ch);
+    CHECK(0 != strcmp(ch.alg->name, "recursive_doubling") && NULL != strstr(ch.reason, "model"),
+          "admin above 1 MiB: %s (%s)", ch.alg->name, ch.reason);
 }
 
 int main(void)
 {
     test_grid();
+    test_grid_model_and_rules();
     test_thresholds();
     return rabred_test_summary("test_decide");
 }

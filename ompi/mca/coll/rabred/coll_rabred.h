@@ -16,6 +16,8 @@
 #include "ompi/mca/coll/coll.h"
 
 #include "rabred_decide.h"
+#include "rabred_model.h"
+#include "rabred_rules.h"
 #include "rabred_plan.h"
 #include "rabred_table.h"
 
@@ -25,14 +27,36 @@ BEGIN_C_DECLS
  * component, slot i + 1 those served by table entry i. */
 #define RABRED_MAX_ALGS 32
 
+/* Cost-model defaults, measured with bench/rabred_netmodel on rabred's
+ * emulated cluster (2 hosts, 100 Mbit/s tbf links, TCP BTL; numbers and
+ * commands in bench/cluster/README.md):
+ *  - alpha: an 8 B exchange with one peer, 10.7 us; f_alpha = one-way
+ *    latency / exchange latency = 7.35 / 10.7 = 0.69;
+ *  - beta: a same-peer exchange above the TCP BTL's 64 KiB eager limit is
+ *    bimodal, either as fast as one way or exactly twice as slow (the
+ *    rendezvous handshake waits behind the other direction's data on the
+ *    one connection per peer).  We take the slow mode, 2 x the one-way
+ *    8.36e-8 s/B: a decision that relies on the lucky mode loses 2x when it
+ *    does not come; f_beta = 0.5 is then the one-way cost exactly;
+ *  - gamma: MPI_Reduce_local of doubles, 2.1e-11 s/B at 1 MiB up to
+ *    5.7e-11 at 64 MiB; 3.5e-11 (16 MiB) in between. */
+#define RABRED_DEFAULT_ALPHA 1.07e-5
+#define RABRED_DEFAULT_BETA 1.67e-7
+#define RABRED_DEFAULT_GAMMA 3.5e-11
+#define RABRED_DEFAULT_F_ALPHA 0.69
+#define RABRED_DEFAULT_F_BETA 0.5
+
 typedef struct {
     mca_coll_base_component_2_0_0_t super;
     int priority;
     int verbose;
     int output; /* opal_output stream for warnings and decision lines */
     int algorithm[RABRED_NCOLLS];           /* RABRED_ALG_AUTO, _PREVIOUS or a table id */
-    int allreduce_short_bytes;              /* thresholds as registered (validated) */
-    int reduce_short_bytes;
+    int short_bytes[RABRED_NCOLLS];         /* > 0: admin's short/long cut-over */
+    double alpha, beta, gamma;              /* the cost model (rabred_model.h), seconds */
+    double f_alpha, f_beta;
+    char *rules_file;                       /* coll_rabred_rules_file */
+    rabred_rules_t rules;                   /* loaded at open; empty when none or rejected */
     int segment_size; /* bytes per segment of the pipelined algorithms */
     int cache_bytes;  /* largest temporary kept between calls */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
@@ -54,6 +78,9 @@ typedef struct {
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
     rabred_plan_t plan; /* reused by every call on this communicator */
+    rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
+    rabred_pricebook_t *book;            /* the cost model for this p, priced lazily */
+    int priced[RABRED_NCOLLS];
     mca_coll_rabred_scratch_t scratch[2]; /* for ACC and TMP */
 } mca_coll_rabred_module_t;
 

@@ -53,10 +53,6 @@
 #include "rabred_phases.h"
 #include "rabred_table.h"
 
-/* Bounds the plan to (p-1) * 64 + p rounds: past a few segments per block the
- * overlap is already complete and every further segment costs one alpha. */
-#define RABRED_SEGRING_MAX_SEGMENTS 64
-
 /* The number S of segments per block: ceil(bmax / seg) for the largest
  * block (bmax = ceil(count/p) elements), at most RABRED_SEGRING_MAX_SEGMENTS;
  * S = 1 (the plain ring) when seg is 0 or at least bmax. */

@@ -17,6 +17,7 @@
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
+#include "ompi/mca/rte/rte.h"
 #include "opal/util/output.h"
 
 const char *mca_coll_rabred_component_version_string = "Open MPI rabred collective MCA component";
@@ -155,6 +156,60 @@ static void register_counters(rabred_coll_t coll)
     }
 }
 
+/* A model parameter (double): negative, NaN or out of [min, max] values
+ * print one warning and the default is used. */
+static void register_model_param(const char *name, const char *help, double def, double min,
+                                 double max, double *storage)
+{
+    *storage = def;
+    (void)mca_base_component_var_register(&mca_coll_rabred_component.super.collm_version, name,
+                                          help, MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0,
+                                          OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ, storage);
+    if (!(*storage >= min && *storage <= max)) { /* also catches NaN */
+        opal_output(0, "coll:rabred: coll_rabred_%s = %g is outside [%g, %g]; using the default %g",
+                    name, *storage, min, max, def);
+        *storage = def;
+    }
+}
+
+static void register_model(mca_coll_rabred_component_t *c)
+{
+    register_model_param("alpha",
+                         "Cost model: seconds per message (latency of an exchange with one "
+                         "peer). Default measured on rabred's emulated 100 Mbit/s TCP cluster "
+                         "(README, 'The cost model's parameters'); bench/rabred_netmodel "
+                         "measures yours",
+                         RABRED_DEFAULT_ALPHA, 0.0, 1.0, &c->alpha);
+    register_model_param("beta",
+                         "Cost model: seconds per byte of an exchange (each direction)",
+                         RABRED_DEFAULT_BETA, 0.0, 1.0, &c->beta);
+    register_model_param("gamma", "Cost model: seconds per byte reduced (MPI_Reduce_local)",
+                         RABRED_DEFAULT_GAMMA, 0.0, 1.0, &c->gamma);
+    register_model_param("f_alpha",
+                         "Cost model: latency of a one-way message relative to an exchange "
+                         "(seed 000 sec. 2.1; 1 = full duplex)",
+                         RABRED_DEFAULT_F_ALPHA, 1e-3, 1e3, &c->f_alpha);
+    register_model_param("f_beta",
+                         "Cost model: time per byte of a one-way message relative to an exchange "
+                         "(1 = full duplex; Open MPI's TCP BTL pays about 2x for an exchange "
+                         "with one peer, i.e. 0.5)",
+                         RABRED_DEFAULT_F_BETA, 1e-3, 1e3, &c->f_beta);
+}
+
+static void register_rules_file(mca_coll_rabred_component_t *c)
+{
+    c->rules_file = NULL;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "rules_file",
+        "Rules file choosing algorithms by collective, communicator size, message size and "
+        "commutativity: coll/tuned's classic dynamic-rules format (allreduce id 2, reduce id 11, "
+        "tuned's algorithm ids) or rabred's named format, e.g. 'allreduce comm_size>=16 "
+        "msg_size>=64K alg=binary_blocks' (README, 'Rules files'). Must be the same on every "
+        "rank. Errors are reported as file:line and the built-in decision is used",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->rules_file);
+}
+
 static int rabred_register(void)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
@@ -173,13 +228,16 @@ static int rabred_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
     register_threshold("allreduce_short_bytes",
-                       "Bytes per rank up to which auto uses recursive_doubling for "
-                       "MPI_Allreduce; above, rabenseifner (default 2048, MPICH's cut-over)",
-                       RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES, 0, &c->allreduce_short_bytes);
+                       "If > 0: bytes per rank up to which auto uses recursive_doubling for "
+                       "MPI_Allreduce whatever the cost model says (an admin's override; "
+                       "MPICH's cut-over is 2048). Default 0: the model decides at every size",
+                       0, 0, &c->short_bytes[RABRED_COLL_ALLREDUCE]);
     register_threshold("reduce_short_bytes",
-                       "Bytes per rank up to which auto uses binomial for MPI_Reduce; above, "
-                       "rabenseifner (default 2048, MPICH's cut-over)",
-                       RABRED_DEFAULT_REDUCE_SHORT_BYTES, 0, &c->reduce_short_bytes);
+                       "If > 0: bytes per rank up to which auto uses binomial for MPI_Reduce "
+                       "whatever the cost model says. Default 0: the model decides",
+                       0, 0, &c->short_bytes[RABRED_COLL_REDUCE]);
+    register_model(c);
+    register_rules_file(c);
     register_threshold("segment_size",
                        "Bytes per segment for the pipelined algorithms (segmented_ring); "
                        "0: one segment per block. Default 65536: large enough that alpha is "
@@ -201,10 +259,48 @@ static int rabred_register(void)
     return OMPI_SUCCESS;
 }
 
+/* Rules-file messages: errors and warnings on rank 0 of the job always (a
+ * rejected file must not go unnoticed; every rank reads the same file, so
+ * one copy is enough), on the other ranks and for notes at verbose >= 1. */
+static int rules_speaker(void)
+{
+    return 0 == OMPI_PROC_MY_NAME->vpid || mca_coll_rabred_component.verbose >= 1;
+}
+
+static void report_rules(void *ctx, rabred_rules_severity_t severity, const char *message)
+{
+    (void)ctx;
+    if (rules_speaker() &&
+        (RABRED_RULES_NOTE != severity || mca_coll_rabred_component.verbose >= 1)) {
+        opal_output(0, "coll:rabred: %s%s", RABRED_RULES_ERROR == severity ? "error: " : "",
+                    message);
+    }
+}
+
+static void load_rules(mca_coll_rabred_component_t *c)
+{
+    c->rules.rules = NULL;
+    c->rules.n = 0;
+    if (NULL == c->rules_file || '\0' == c->rules_file[0]) {
+        return;
+    }
+    int rc = rabred_rules_load(c->rules_file, &c->rules, report_rules, NULL);
+    if (RABRED_OK != rc) {
+        if (rules_speaker()) {
+            opal_output(0, "coll:rabred: rules file %s rejected; using the built-in decision",
+                        c->rules_file);
+        }
+        return;
+    }
+    opal_output_verbose(1, c->output, "coll:rabred: rules file %s: %d rules loaded",
+                        c->rules_file, c->rules.n);
+}
+
 static int rabred_open(void)
 {
     mca_coll_rabred_component.output = opal_output_open(NULL);
     opal_output_set_verbosity(mca_coll_rabred_component.output, mca_coll_rabred_component.verbose);
+    load_rules(&mca_coll_rabred_component);
     return OMPI_SUCCESS;
 }
 
@@ -214,6 +310,7 @@ static int rabred_close(void)
         opal_output_close(mca_coll_rabred_component.output);
         mca_coll_rabred_component.output = -1;
     }
+    rabred_rules_free(&mca_coll_rabred_component.rules);
     /* algorithm_help[] stays: the MCA variable system may still show it */
     return OMPI_SUCCESS;
 }

@@ -10,6 +10,7 @@
  */
 #include "coll_rabred.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/communicator/communicator.h"
@@ -26,6 +27,9 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_reduce_module = NULL;
     rabred_plan_init(&m->plan);
     memset(m->scratch, 0, sizeof(m->scratch));
+    memset(m->rules, 0, sizeof(m->rules));
+    m->book = NULL;
+    memset(m->priced, 0, sizeof(m->priced));
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -39,6 +43,10 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     rabred_plan_free(&m->plan);
     mca_coll_rabred_scratch_release(&m->scratch[0]);
     mca_coll_rabred_scratch_release(&m->scratch[1]);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        rabred_rules_free(&m->rules[coll]);
+    }
+    free(m->book);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_rabred_module_t, mca_coll_base_module_t, module_construct,
@@ -72,6 +80,15 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     }
     OBJ_RETAIN(m->previous_allreduce_module);
     OBJ_RETAIN(m->previous_reduce_module);
+    /* the rules that can match this communicator's size, once, so that a
+     * call does a short lookup, not a parse */
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        if (RABRED_OK != rabred_rules_prune(&mca_coll_rabred_component.rules,
+                                            (rabred_coll_t)coll, ompi_comm_size(comm),
+                                            &m->rules[coll])) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
     return OMPI_SUCCESS;
 }
 
@@ -92,18 +109,45 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
     return &m->super;
 }
 
+/* The cost model for this communicator's size, priced on first use (and
+ * again if the segment size changed through MPI_T).  NULL when memory is
+ * short: the decision then uses the short/long threshold. */
+static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll,
+                                            int p)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    int64_t seg = c->segment_size;
+    if (NULL == m->book && NULL == (m->book = calloc(1, sizeof(*m->book)))) {
+        return NULL;
+    }
+    if (!m->priced[coll] || m->book->seg_bytes != seg) {
+        rabred_model_t model = {c->alpha, c->beta, c->gamma,
+                                c->f_alpha, c->f_beta};
+        if (RABRED_OK != rabred_pricebook_fill(m->book, coll, p, seg, &model)) {
+            return NULL;
+        }
+        memset(m->priced, 0, sizeof(m->priced)); /* a new segment size: price again */
+        m->priced[coll] = 1;
+    }
+    return m->book;
+}
+
 /* Choose for this call, count it and say so at the verbose levels. */
-static void choose(rabred_coll_t coll, int count, struct ompi_datatype_t *dtype,
-                   struct ompi_op_t *op, struct ompi_communicator_t *comm, rabred_choice_t *choice)
+static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
+                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                   struct ompi_communicator_t *comm, rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     size_t type_size = 0;
     ompi_datatype_type_size(dtype, &type_size);
     int64_t bytes = (int64_t)count * (int64_t)type_size;
     rabred_call_t call = {ompi_comm_size(comm), count, ompi_op_is_commute(op) ? 1 : 0};
-    rabred_thresholds_t th = {c->allreduce_short_bytes, c->reduce_short_bytes};
+    rabred_decide_ctx_t ctx = {&m->rules[coll], c->rules_file, NULL, c->short_bytes[coll]};
+    if (RABRED_ALG_AUTO == c->algorithm[coll] && call.p > 1) {
+        ctx.book = price_book(m, coll, call.p);
+    }
 
-    rabred_decide(coll, &call, bytes, c->algorithm[coll], &th, choice);
+    rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
     int slot = 0;
     for (int i = 0; NULL != choice->alg && i < rabred_table_size(coll); i++) {
         slot = rabred_table_at(coll, i) == choice->alg ? i + 1 : slot;
@@ -117,12 +161,14 @@ static void choose(rabred_coll_t coll, int count, struct ompi_datatype_t *dtype,
     }
 }
 
-/* The segment size in elements of dtype (at least one when segmenting). */
-static int64_t segment_count(struct ompi_datatype_t *dtype)
+/* The segment size in elements of dtype (at least one when segmenting):
+ * a rule's segsize, else coll_rabred_segment_size. */
+static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice)
 {
     size_t type_size = 0;
     ompi_datatype_type_size(dtype, &type_size);
-    int64_t bytes = mca_coll_rabred_component.segment_size;
+    int64_t bytes = choice->seg_bytes > 0 ? choice->seg_bytes
+                                          : mca_coll_rabred_component.segment_size;
     if (bytes <= 0 || 0 == type_size) {
         return 0;
     }
@@ -167,7 +213,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
     rabred_choice_t choice;
-    choose(RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &choice);
+    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &choice);
     if (NULL == choice.alg) {
         return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
                                      m->previous_allreduce_module);
@@ -176,7 +222,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
         return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
     }
     rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype)};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice)};
     char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
     return run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
                     MCA_COLL_BASE_TAG_ALLREDUCE, comm);
@@ -188,7 +234,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
     rabred_choice_t choice;
-    choose(RABRED_COLL_REDUCE, count, dtype, op, comm, &choice);
+    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, &choice);
     if (NULL == choice.alg) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
@@ -198,7 +244,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     }
     int rank = ompi_comm_rank(comm);
     rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype)};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice)};
     /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
     int at_root = rank == root;
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;

@@ -4,12 +4,47 @@
 #include "rabred_decide.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* Measured corrections to the model: the one table of thresholds.  The
+ * model's price of `alg` is multiplied by `factor` for calls in the cell
+ * (p in [p_min, p_max], bytes in [bytes_min, bytes_max]); factor 0 keeps
+ * the algorithm out of the cell.  Each line says where it was measured. */
+typedef struct {
+    rabred_coll_t coll;
+    const char *alg;
+    int p_min, p_max;
+    int64_t bytes_min, bytes_max;
+    double factor;
+} rabred_measured_t;
+
+static const rabred_measured_t measured[] = {
+    /* linear is the baseline the others are checked against: the model
+     * prices it right, but its root serialises p-1 full vectors and no
+     * measurement has ever shown it ahead; keep it forcible only. */
+    {RABRED_COLL_ALLREDUCE, "linear", 2, 1 << 30, 0, INT64_MAX, 0.0},
+    {RABRED_COLL_REDUCE, "linear", 3, 1 << 30, 0, INT64_MAX, 0.0},
+};
+
+static double measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p, int64_t bytes)
+{
+    for (size_t i = 0; i < sizeof(measured) / sizeof(measured[0]); i++) {
+        const rabred_measured_t *m = &measured[i];
+        if (m->coll == coll && 0 == strcmp(m->alg, alg->name) && p >= m->p_min &&
+            p <= m->p_max && bytes >= m->bytes_min && bytes <= m->bytes_max) {
+            return m->factor;
+        }
+    }
+    return 1.0;
+}
 
 const char *rabred_why_name(rabred_why_t why)
 {
     switch (why) {
     case RABRED_WHY_FORCED:
         return "forced";
+    case RABRED_WHY_RULE:
+        return "rule";
     case RABRED_WHY_DECISION:
         return "decision";
     default:
@@ -17,13 +52,12 @@ const char *rabred_why_name(rabred_why_t why)
     }
 }
 
-/* Built-in decision: the short-vector algorithm up to the threshold, the
- * bandwidth-optimal one above it when its restrictions allow. */
-static void built_in(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                     const rabred_thresholds_t *th, rabred_choice_t *choice)
+/* Without prices: the latency algorithm up to short_bytes, halving and
+ * doubling above when its restrictions allow. */
+static void by_threshold(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
+                         int64_t limit, rabred_choice_t *choice)
 {
     int allreduce = RABRED_COLL_ALLREDUCE == coll;
-    int64_t limit = allreduce ? th->allreduce_short_bytes : th->reduce_short_bytes;
     const rabred_alg_t *shorter =
         rabred_table_by_name(coll, allreduce ? "recursive_doubling" : "binomial");
     const rabred_alg_t *longer = rabred_table_by_name(coll, "rabenseifner");
@@ -33,26 +67,112 @@ static void built_in(rabred_coll_t coll, const rabred_call_t *call, int64_t byte
         choice->alg = longer;
         snprintf(choice->reason, sizeof(choice->reason), "%lld B > short limit %lld B",
                  (long long)bytes, (long long)limit);
-    } else if (NULL == rabred_alg_violation(shorter, call)) {
-        choice->alg = shorter;
-        if (NULL != why_not) {
-            snprintf(choice->reason, sizeof(choice->reason), "%lld B, but rabenseifner %s",
-                     (long long)bytes, why_not);
-        } else {
-            snprintf(choice->reason, sizeof(choice->reason), "%lld B <= short limit %lld B",
-                     (long long)bytes, (long long)limit);
-        }
     } else {
-        choice->alg = NULL;
-        snprintf(choice->reason, sizeof(choice->reason), "no rabred algorithm fits");
+        choice->alg = shorter; /* no restrictions: serves every call */
+        snprintf(choice->reason, sizeof(choice->reason), "%lld B %s", (long long)bytes,
+                 NULL != why_not ? "and rabenseifner needs count >= p'" : "<= short limit");
     }
 }
 
-void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
-                   const rabred_thresholds_t *th, rabred_choice_t *choice)
+/* The cheapest allowed, priced algorithm for this call. */
+static void by_model(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
+                     const rabred_pricebook_t *book, rabred_choice_t *choice)
 {
-    choice->alg = NULL;
-    choice->reason[0] = '\0';
+    const rabred_alg_t *best = NULL, *second = NULL;
+    double best_t = 0.0, second_t = 0.0;
+    int commutative = call->commutative ? 1 : 0;
+    for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        double factor = measured_factor(coll, alg, call->p, bytes);
+        double t = factor * rabred_pricebook_time(book, coll, commutative, i, bytes);
+        if (t <= 0.0 || NULL != rabred_alg_violation(alg, call)) {
+            continue; /* not priced, kept out by the measured table, or not allowed */
+        }
+        if (NULL == best || t < best_t) {
+            second = best;
+            second_t = best_t;
+            best = alg;
+            best_t = t;
+        } else if (NULL == second || t < second_t) {
+            second = alg;
+            second_t = t;
+        }
+    }
+    choice->alg = best;
+    if (NULL == best) {
+        snprintf(choice->reason, sizeof(choice->reason), "model: no priced algorithm fits");
+    } else {
+        snprintf(choice->reason, sizeof(choice->reason), "model: %s %.3g us, next %s %.3g us",
+                 best->name, best_t * 1e6, second ? second->name : "none", second_t * 1e6);
+    }
+}
+
+static void built_in(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
+                     const rabred_decide_ctx_t *ctx, rabred_choice_t *choice)
+{
+    choice->why = RABRED_WHY_DECISION;
+    if (call->p > 1 && NULL != ctx->book && ctx->book->p == call->p &&
+        (ctx->short_bytes <= 0 || bytes > ctx->short_bytes)) {
+        by_model(coll, call, bytes, ctx->book, choice);
+    } else {
+        by_threshold(coll, call, bytes,
+                     ctx->short_bytes > 0 ? ctx->short_bytes : RABRED_DEFAULT_SHORT_BYTES, choice);
+    }
+    if (NULL == choice->alg) {
+        choice->why = RABRED_WHY_FALLBACK;
+    }
+}
+
+/* Prefix choice->reason with `what` (e.g. the forced or rule part). */
+static void prefix_reason(rabred_choice_t *choice, const char *what)
+{
+    char decided[160];
+    snprintf(decided, sizeof(decided), "%.159s", choice->reason);
+    snprintf(choice->reason, sizeof(choice->reason), "%.90s; %s", what, decided);
+}
+
+/* A matching rule decides, unless its algorithm cannot serve the call.
+ * Returns 1 when the choice is made, 0 when no rule (or an `auto` rule)
+ * matched, -1 when the rule's algorithm cannot serve the call (`note` says
+ * why). */
+static int by_rule(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
+                   const rabred_decide_ctx_t *ctx, rabred_choice_t *choice, char *note,
+                   size_t note_len)
+{
+    const rabred_rule_t *rule =
+        NULL != ctx->rules ? rabred_rules_lookup(ctx->rules, bytes, call->commutative) : NULL;
+    if (NULL == rule || RABRED_ALG_AUTO == rule->alg_id) {
+        if (NULL != rule) {
+            snprintf(note, note_len, "%s:%d says auto", ctx->rules_name, rule->line);
+        }
+        return 0;
+    }
+    choice->why = RABRED_WHY_RULE;
+    choice->seg_bytes = rule->segsize;
+    if (RABRED_ALG_PREVIOUS == rule->alg_id) {
+        snprintf(choice->reason, sizeof(choice->reason), "%s:%d: previous", ctx->rules_name,
+                 rule->line);
+        return 1;
+    }
+    const rabred_alg_t *alg = rabred_table_by_id(coll, rule->alg_id);
+    const char *violation = NULL != alg ? rabred_alg_violation(alg, call) : "unknown";
+    if (NULL == violation) {
+        choice->alg = alg;
+        snprintf(choice->reason, sizeof(choice->reason), "%s:%d", ctx->rules_name, rule->line);
+        return 1;
+    }
+    choice->seg_bytes = 0;
+    snprintf(note, note_len, "%s:%d: %s %s", ctx->rules_name, rule->line,
+             NULL != alg ? alg->name : "?", violation);
+    return -1;
+}
+
+void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
+                   const rabred_decide_ctx_t *ctx, rabred_choice_t *choice)
+{
+    char note[160] = "";
+    int rule = 0;
+    memset(choice, 0, sizeof(*choice));
     if (RABRED_ALG_PREVIOUS == forced) {
         choice->why = RABRED_WHY_FORCED;
         snprintf(choice->reason, sizeof(choice->reason), "previous component requested");
@@ -67,20 +187,18 @@ void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
                  rabred_coll_name(coll));
         return;
     }
-    built_in(coll, call, bytes, th, choice);
-    if (RABRED_ALG_AUTO == forced) {
-        choice->why = NULL == choice->alg ? RABRED_WHY_FALLBACK : RABRED_WHY_DECISION;
+    if (NULL != alg) {
+        snprintf(note, sizeof(note), "forced %s %s", alg->name, violation);
+    } else if (RABRED_ALG_AUTO != forced) {
+        snprintf(note, sizeof(note), "unknown algorithm id %d", forced);
+    } else if (1 == (rule = by_rule(coll, call, bytes, ctx, choice, note, sizeof(note)))) {
         return;
     }
-    /* forced, but it cannot serve this call (or the id is unknown) */
-    char decided[100];
-    snprintf(decided, sizeof(decided), "%.99s", choice->reason);
-    if (NULL != alg) {
-        snprintf(choice->reason, sizeof(choice->reason), "forced %s %s; decision: %s", alg->name,
-                 violation, decided);
-    } else {
-        snprintf(choice->reason, sizeof(choice->reason), "unknown algorithm id %d; decision: %s",
-                 forced, decided);
+    built_in(coll, call, bytes, ctx, choice);
+    if ('\0' != note[0]) {
+        prefix_reason(choice, note);
     }
-    choice->why = RABRED_WHY_FALLBACK;
+    if ((RABRED_ALG_AUTO != forced || rule < 0) && NULL != choice->alg) {
+        choice->why = RABRED_WHY_FALLBACK;
+    }
 }

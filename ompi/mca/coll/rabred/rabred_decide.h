@@ -1,40 +1,47 @@
 /*
  * rabred's selection layer, pure part (DESIGN.md, "Selection"):
- * forced algorithm > built-in decision > the previous component.  (Rules
- * files come in between once they exist.)  The decision never returns an
- * algorithm whose declared restrictions the call violates, and always says
- * why it chose, for the verbose line.  No MPI here, so it is unit-tested.
+ *   forced algorithm > rules file > built-in decision > previous component.
+ * The built-in decision is the cost model (rabred_model.h: every algorithm
+ * priced by the simulator for this communicator's p, with the MCA
+ * parameters alpha, beta, gamma, f_alpha, f_beta) corrected by the measured
+ * limits in rabred_decide.c's one table.  Nothing here ever returns an
+ * algorithm whose declared restrictions the call violates, and every
+ * choice says why, for the verbose line.  No MPI here, so it is unit-tested.
  */
 #ifndef RABRED_DECIDE_H
 #define RABRED_DECIDE_H
 
 #include <stdint.h>
 
+#include "rabred_model.h"
+#include "rabred_rules.h"
 #include "rabred_table.h"
 
-/* Built-in thresholds, in bytes per rank (n = count * type size).
- * Defaults: MPICH's long-standing short-message cut-overs
- * (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE and MPIR_CVAR_REDUCE_SHORT_MSG_SIZE,
- * both 2048 B), which follow from the same alpha/beta/gamma comparison
- * of recursive doubling / binomial against halving and doubling (seed 000
- * sec. 3).  To be re-measured on the emulated cluster (bench/). */
-#define RABRED_DEFAULT_ALLREDUCE_SHORT_BYTES 2048
-#define RABRED_DEFAULT_REDUCE_SHORT_BYTES 2048
+/* Without a price book (or when the admin sets coll_rabred_*_short_bytes)
+ * the short/long cut-over in bytes per rank: MPICH's long-standing values
+ * (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPIR_CVAR_REDUCE_SHORT_MSG_SIZE,
+ * both 2048 B), the same alpha/beta/gamma comparison of recursive doubling
+ * or binomial against halving and doubling (seed 000 sec. 3). */
+#define RABRED_DEFAULT_SHORT_BYTES 2048
 
 typedef struct {
-    int64_t allreduce_short_bytes; /* <= this: recursive_doubling */
-    int64_t reduce_short_bytes;    /* <= this: binomial */
-} rabred_thresholds_t;
+    const rabred_rules_t *rules;    /* pruned for this communicator and collective, or NULL */
+    const char *rules_name;         /* the rules file, for reasons */
+    const rabred_pricebook_t *book; /* priced for this p, or NULL: use short_bytes */
+    int64_t short_bytes;            /* > 0: latency algorithm up to here, model above */
+} rabred_decide_ctx_t;
 
 typedef enum {
     RABRED_WHY_FORCED,   /* the user named it */
+    RABRED_WHY_RULE,     /* a rules-file line */
     RABRED_WHY_DECISION, /* the built-in decision */
-    RABRED_WHY_FALLBACK  /* the forced one cannot serve this call */
+    RABRED_WHY_FALLBACK  /* what was asked for cannot serve this call */
 } rabred_why_t;
 
 typedef struct {
     const rabred_alg_t *alg; /* NULL: hand the call to the previous component */
     rabred_why_t why;
+    int64_t seg_bytes;       /* segment size from a rule; 0: the MCA parameter */
     char reason[256];        /* one line for the verbose output */
 } rabred_choice_t;
 
@@ -43,6 +50,6 @@ const char *rabred_why_name(rabred_why_t why);
 /* Choose for `call` (bytes = count * type size) given the forced id
  * (RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS or a table id). */
 void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
-                   const rabred_thresholds_t *th, rabred_choice_t *choice);
+                   const rabred_decide_ctx_t *ctx, rabred_choice_t *choice);
 
 #endif /* RABRED_DECIDE_H */

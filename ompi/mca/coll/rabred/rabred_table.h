@@ -28,6 +28,12 @@ enum {
     RABRED_NEEDS_COUNT_GE_POF2 = 1u << 1 /* below count p' some ranks idle: use another */
 };
 
+/* segmented_ring cuts a block into at most this many segments: that bounds
+ * its plan to (p-1) * 64 + p rounds; past a few segments per block the
+ * overlap is already complete and every further segment costs one alpha.
+ * (The cost model prices the same cap.) */
+#define RABRED_SEGRING_MAX_SEGMENTS 64
+
 typedef struct {
     rabred_coll_t coll;
     int id;

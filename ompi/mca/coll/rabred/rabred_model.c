@@ -1,0 +1,205 @@
+/*
+ * The cost model: price books from the simulator (see rabred_model.h).
+ */
+#include "rabred_model.h"
+
+#include <string.h>
+
+#include "rabred_sim.h"
+#include "rabred_toolkit.h"
+
+/* Simulation work we accept per price (rank-rounds plus transfers over all
+ * ranks): about 10 ms.  Larger plans take the closed forms below. */
+#define SIM_BUDGET 400000
+
+static void sim_model(const rabred_model_t *m, double alpha_on, double bytes_on,
+                      rabred_sim_model_t *out)
+{
+    rabred_sim_model_default(out);
+    out->alpha = alpha_on * m->alpha;
+    out->beta = bytes_on * m->beta;
+    out->gamma = bytes_on * m->gamma;
+    out->f_alpha = m->f_alpha;
+    out->f_beta = m->f_beta;
+}
+
+/* Simulated seconds, or -1 when the simulation failed. */
+static double simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                            int64_t seg_bytes, const rabred_sim_model_t *model)
+{
+    int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1};
+    rabred_sim_result_t res;
+    if (RABRED_OK != rabred_simulate(&call, model, &res) || !res.ok) {
+        return -1.0;
+    }
+    return res.time;
+}
+
+/* Rank 1's plan size times p: what simulating this call would cost. */
+static int64_t sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes)
+{
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
+                               bytes, 1, seg_bytes};
+    int64_t work = RABRED_OK == rabred_plan_build(alg->build, &args, &plan)
+                       ? (int64_t)p * (plan.nrounds + plan.nxfers)
+                       : INT64_MAX;
+    rabred_plan_free(&plan);
+    return work;
+}
+
+/* Reference sizes: multiples of 2 p p' (every block and window even), and
+ * for segmented algorithms at least 8 segments per block, so the fit sees
+ * the pipeline, not its start-up. */
+static int64_t reference_bytes(int p, int64_t seg_bytes)
+{
+    int64_t n = (int64_t)2 * p * rabred_pof2_floor(p) * 64;
+    int64_t pipelined = (int64_t)8 * p * (seg_bytes > 0 ? seg_bytes : 1);
+    while (n < pipelined) {
+        n *= 2;
+    }
+    return n;
+}
+
+static void price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
+                      const rabred_model_t *m, rabred_price_t *out)
+{
+    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1;
+    rabred_sim_model_t alpha_only, full;
+    sim_model(m, 1.0, 0.0, &alpha_only);
+    sim_model(m, 1.0, 1.0, &full);
+    memset(out, 0, sizeof(*out));
+    if (0 == strcmp(alg->name, "segmented_ring")) {
+        /* its time steps with the segment count: the exact closed form,
+         * not a line through two sizes */
+        out->closed = alg;
+        out->ok = 1;
+        return;
+    }
+    if (sim_work(alg, p, n2, seg_bytes) > SIM_BUDGET) {
+        double t1 = rabred_model_closed_form(alg, p, n1, seg_bytes, m);
+        double t2 = rabred_model_closed_form(alg, p, n2, seg_bytes, m);
+        double t0 = rabred_model_closed_form(alg, p, 2 * p, seg_bytes, m);
+        if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
+            out->per_byte = (t2 - t1) / (double)(n2 - n1);
+            out->fixed = t0;
+            out->ok = 1;
+        }
+        return;
+    }
+    /* alpha part at the smallest even size: one segment per block */
+    int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
+    double t0 = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only);
+    double t1 = simulate_time(alg, p, commutative, n1, seg_bytes, &full);
+    double t2 = simulate_time(alg, p, commutative, n2, seg_bytes, &full);
+    if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
+        out->per_byte = (t2 - t1) / (double)(n2 - n1);
+        out->fixed = t0;
+        out->ok = 1;
+    }
+}
+
+int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
+                          const rabred_model_t *model)
+{
+    book->p = p;
+    book->seg_bytes = seg_bytes;
+    book->model = *model;
+    for (int commutative = 0; commutative <= 1; commutative++) {
+        for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            rabred_price_t *price = &book->price[coll][commutative][i];
+            rabred_call_t call = {p, INT64_MAX / 4, commutative};
+            memset(price, 0, sizeof(*price));
+            if (p >= 2 && NULL == rabred_alg_violation(alg, &call)) {
+                price_alg(alg, p, commutative, seg_bytes, model, price);
+            }
+        }
+    }
+    return RABRED_OK;
+}
+
+double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
+                             int index, int64_t bytes)
+{
+    const rabred_price_t *price = &book->price[coll][commutative ? 1 : 0][index];
+    if (!price->ok) {
+        return -1.0;
+    }
+    if (NULL != price->closed) {
+        return rabred_model_closed_form(price->closed, book->p, bytes, book->seg_bytes,
+                                        &book->model);
+    }
+    return price->fixed + price->per_byte * (double)bytes;
+}
+
+/* ---- closed forms for large p ---------------------------------------------
+ * ring, p > 2: reduce-scatter by pairwise exchange (step k: send to r + k,
+ * receive from r - k; one-way except the step k = p/2 of an even p, which
+ * exchanges with one peer), then the neighbour allgather (one-way):
+ *   2 (p-1) (f_a a + n/p f_b b) + (p-1) n/p g, + (a + n/p b) - (f_a a + n/p f_b b)
+ *   for even p.
+ * Reduce's ring ends with the root receiving p-1 blocks one after another:
+ *   the allgather term, as the root's in-port serialises them.
+ * segmented ring: the neighbour ring cut into S segments of s = n/(p S)
+ *   bytes, each segment's transfer x = f_a a + s f_b b overlapping the
+ *   previous one's reduction r = s g: (p-1) S max(x, r) + min(x, r), then
+ *   the allgather (p-1) (f_a a + n/p f_b b).  With S = 1 nothing overlaps
+ *   (each step forwards what the last one reduced): (p-1) (x + r). */
+
+static double one_way(const rabred_model_t *m, double bytes)
+{
+    return m->f_alpha * m->alpha + bytes * m->f_beta * m->beta;
+}
+
+/* A message to a ring neighbour: one-way, except at p = 2 where the
+ * neighbours on both sides are the same peer (an exchange). */
+static double neighbour(const rabred_model_t *m, int p, double bytes)
+{
+    return 2 == p ? m->alpha + bytes * m->beta : one_way(m, bytes);
+}
+
+static double ring_time(int p, double n, int reduce, const rabred_model_t *m)
+{
+    double block = n / p;
+    double t = (p - 1) * (neighbour(m, p, block) + block * m->gamma);
+    if (0 == p % 2) {
+        t += m->alpha + block * m->beta - neighbour(m, p, block);
+    }
+    /* allreduce: the neighbour allgather; reduce: the root receives p-1
+     * blocks and sends nothing back, one-way even at p = 2 */
+    return t + (p - 1) * (reduce ? one_way(m, block) : neighbour(m, p, block));
+}
+
+static double segmented_ring_time(int p, double n, int64_t seg_bytes, const rabred_model_t *m)
+{
+    double block = n / p;
+    double segs = seg_bytes > 0 && block > seg_bytes ? (double)(int64_t)((block + seg_bytes - 1) /
+                                                                          seg_bytes)
+                                                     : 1.0;
+    segs = segs < RABRED_SEGRING_MAX_SEGMENTS ? segs : RABRED_SEGRING_MAX_SEGMENTS;
+    double xfer = neighbour(m, p, block / segs), reduce = block / segs * m->gamma;
+    double hi = xfer > reduce ? xfer : reduce, lo = xfer > reduce ? reduce : xfer;
+    double allgather = (p - 1) * neighbour(m, p, block);
+    if (segs < 2) {
+        return (p - 1) * (xfer + reduce) + allgather; /* what is forwarded was just reduced */
+    }
+    return (p - 1) * segs * hi + lo + allgather;
+}
+
+double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
+                                const rabred_model_t *model)
+{
+    if (p < 2) {
+        return -1.0;
+    }
+    if (0 == strcmp(alg->name, "ring")) {
+        return ring_time(p, (double)bytes, RABRED_COLL_REDUCE == alg->coll, model);
+    }
+    if (0 == strcmp(alg->name, "segmented_ring") && RABRED_COLL_ALLREDUCE == alg->coll) {
+        return segmented_ring_time(p, (double)bytes, seg_bytes, model);
+    }
+    return -1.0;
+}

@@ -1,0 +1,158 @@
+/*
+ * Unit tests of the cost model behind the decision (no MPI):
+ *  - the closed forms used above RABRED_MODEL_SIM_MAX_P (ring, segmented
+ *    ring) agree with the simulator where both exist;
+ *  - a price book predicts each algorithm's simulated time from its two
+ *    numbers (fixed, per byte) at sizes from 8 B to 64 MiB;
+ *  - the decision with a price book picks, for every (p, size, op kind),
+ *    an algorithm whose simulated time is within 3% of the best allowed one:
+ *    the model's choice is the simulator's choice.
+ * Models: a TCP-like one (exchanges cost twice a one-way transfer,
+ * f_beta = 0.5) and a full-duplex one with a slow reduction.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "rabred_decide.h"
+#include "rabred_model.h"
+#include "rabred_sim.h"
+#include "rabred_test.h"
+#include "rabred_toolkit.h"
+
+static const rabred_model_t models[] = {
+    {60e-6, 160e-9, 0.5e-9, 1.0, 0.5}, /* 100 Mbit/s TCP-like */
+    {2e-6, 0.2e-9, 0.4e-9, 1.0, 1.0},  /* fast network, reduction-bound */
+};
+#define NMODELS (int)(sizeof(models) / sizeof(models[0]))
+#define SEG ((int64_t)65536)
+
+static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                        const rabred_model_t *m)
+{
+    rabred_sim_model_t sm;
+    rabred_sim_model_default(&sm);
+    sm.alpha = m->alpha;
+    sm.beta = m->beta;
+    sm.gamma = m->gamma;
+    sm.f_alpha = m->f_alpha;
+    sm.f_beta = m->f_beta;
+    rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
+                              commutative, 0, SEG, 1};
+    rabred_sim_result_t res;
+    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok ? res.time : -1.0;
+}
+
+static int near(double a, double b, double rel)
+{
+    return fabs(a - b) <= rel * fabs(b) + 1e-12;
+}
+
+static void test_closed_forms(void)
+{
+    int ps[] = {2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 31, 64, 100, 129, 160};
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size((rabred_coll_t)coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at((rabred_coll_t)coll, i);
+            for (int k = 0; k < NMODELS; k++) {
+                for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+                    int p = ps[j];
+                    int64_t n = (int64_t)p * rabred_pof2_floor(p) * SEG * 2;
+                    double form = rabred_model_closed_form(alg, p, n, SEG, &models[k]);
+                    if (form < 0) {
+                        continue; /* priced by the simulator at every p */
+                    }
+                    double sim = simulated(alg, p, 1, n, &models[k]);
+                    CHECK(near(form, sim, 1e-6), "%s %s p=%d model %d: closed form %g, sim %g",
+                          rabred_coll_name(alg->coll), alg->name, p, k, form, sim);
+                }
+            }
+        }
+    }
+}
+
+/* Sizes a multiple of 2 p p' (even blocks and windows), from 8 B up. */
+static int64_t round_size(int64_t bytes, int p)
+{
+    int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
+    return bytes < unit ? bytes : bytes / unit * unit;
+}
+
+static void test_prices(void)
+{
+    int ps[] = {2, 3, 5, 6, 7, 8, 12, 16, 33, 64};
+    int64_t sizes[] = {8, 1024, 65536, 1 << 20, 16 << 20, 64 << 20};
+    static rabred_pricebook_t book;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++)
+        for (int k = 0; k < NMODELS; k++)
+            for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+                int p = ps[j];
+                CHECK(RABRED_OK == rabred_pricebook_fill(&book, coll, p, SEG, &models[k]),
+                      "fill p=%d", p);
+                for (int i = 0; i < rabred_table_size(coll); i++) {
+                    const rabred_alg_t *alg = rabred_table_at(coll, i);
+                    CHECK(book.price[coll][1][i].ok, "%s %s p=%d not priced",
+                          rabred_coll_name(coll), alg->name, p);
+                    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+                        int64_t n = round_size(sizes[s], p);
+                        if (n < 2 * rabred_pof2_floor(p)) {
+                            continue; /* tiny counts: empty blocks, priced by alpha only */
+                        }
+                        double want = simulated(alg, p, 1, n, &models[k]);
+                        double got = rabred_pricebook_time(&book, coll, 1, i, n);
+                        CHECK(near(got, want, 0.05), "%s %s p=%d n=%lld model %d: price %g sim %g",
+                              rabred_coll_name(coll), alg->name, p, (long long)n, k, got, want);
+                    }
+                }
+            }
+}
+
+static void test_decision_is_oracle(void)
+{
+    int ps[] = {2, 3, 4, 5, 6, 7, 8, 12, 16, 33, 64};
+    int64_t sizes[] = {8, 512, 4096, 65536, 1 << 20, 4 << 20, 16 << 20};
+    static rabred_pricebook_t book;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++)
+        for (int k = 0; k < NMODELS; k++)
+            for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+                int p = ps[j];
+                rabred_pricebook_fill(&book, coll, p, SEG, &models[k]);
+                rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+                for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+                    for (int commutative = 0; commutative <= 1; commutative++) {
+                        int64_t n = round_size(sizes[s], p);
+                        rabred_call_t call = {p, n, commutative};
+                        rabred_choice_t ch;
+                        rabred_decide(coll, &call, n, RABRED_ALG_AUTO, &ctx, &ch);
+                        CHECK(NULL != ch.alg && RABRED_WHY_DECISION == ch.why, "no choice");
+                        if (NULL == ch.alg) {
+                            continue;
+                        }
+                        double chosen = simulated(ch.alg, p, commutative, n, &models[k]), best = -1;
+                        const char *best_name = "?";
+                        for (int i = 0; i < rabred_table_size(coll); i++) {
+                            const rabred_alg_t *alg = rabred_table_at(coll, i);
+                            if (NULL != rabred_alg_violation(alg, &call) ||
+                                0 == strcmp(alg->name, "linear")) {
+                                continue;
+                            }
+                            double t = simulated(alg, p, commutative, n, &models[k]);
+                            if (best < 0 || t < best) {
+                                best = t;
+                                best_name = alg->name;
+                            }
+                        }
+                        CHECK(chosen <= best * 1.03 + 1e-12,
+                              "%s p=%d n=%lld comm=%d model %d: chose %s (%g), best %s (%g)",
+                              rabred_coll_name(coll), p, (long long)n, commutative, k,
+                              ch.alg->name, chosen, best_name, best);
+                    }
+            }
+}
+
+int main(void)
+{
+    test_closed_forms();
+    test_prices();
+    test_decision_is_oracle();
+    return rabred_test_summary("test_model");
+}
