@@ -1,0 +1,1615 @@
+/*
+ * rabred-tune: find the fastest MPI_Allreduce / MPI_Reduce algorithm per
+ * message size on this machine, under the user's own mpirun line, and write
+ * rules files for rabred and for coll/tuned plus a speedup report.
+ *
+ *   mpirun -np 6 --mca coll rabred,tuned,basic,libnbc rabred-tune --out DIR
+ *
+ * What is measured.  Every item of the MPI_T enum control variables
+ * coll_rabred_allreduce_algorithm / coll_rabred_reduce_algorithm except
+ * "auto": each rabred algorithm forced, and "previous", the coll component
+ * below rabred (coll/tuned's default decision with the line above), which is
+ * the baseline ("tuned default") and may win too.  MPI_DOUBLE and MPI_SUM by
+ * default; --noncommutative uses a user op that also adds but is declared
+ * non-commutative, so only rank-order-keeping algorithms run and the rules
+ * say commutative=no (rules measured with MPI_SUM say commutative=yes).  An
+ * algorithm whose table restrictions the call violates (count < p',
+ * commutative op needed) is skipped; an MPI_T call counter proves that each
+ * measured call was served by the algorithm it is filed under.
+ *
+ * How an algorithm is switched: all ranks write the same value to the cvar
+ * (and to coll_rabred_segment_size), then a barrier; rabred reads both at
+ * every call, so no call mixes algorithms across ranks.
+ *
+ * How one size is measured: every variant is checked against the closed-form
+ * sum (a wrong result aborts: a fast wrong answer is not a result), its
+ * iteration count calibrated to --target-ms, then --repeats rounds measure
+ * all variants interleaved with a rotating start, and the median round is
+ * kept.  A round's time is the slowest rank's time per call, gathered with
+ * MPI_Gather, which rabred does not provide.  Rank 0 computes the medians and
+ * broadcasts them; every decision below is a function of broadcast numbers
+ * and pure computation, so all ranks take the same branch.
+ *
+ * How the search is pruned (seed 002, Vadhiyar and Dongarra's tuner): coarse
+ * sizes first (min, min*F, min*F^2, ..., max; F = --coarse, 8 by default),
+ * then an interval between neighbouring measured sizes is bisected (in powers
+ * of two) only while its ends disagree on the winner, both among all
+ * algorithms and among those coll/tuned has; otherwise the winner is taken to
+ * hold across the interval.  Winners within --margin of each other count as
+ * equal, so noise does not trigger bisection.  For an algorithm whose plan
+ * depends on the segment size (found by building its plans with the table's
+ * builder, not by name) and within 1.5x of the fastest at that size,
+ * coll_rabred_segment_size is searched by hill climbing over powers of two,
+ * from the best value at the next smaller size (else the current setting),
+ * until no neighbour is faster by the margin; then all algorithms are
+ * measured together again at the sizes found.
+ *
+ * Output (rank 0 writes; see tools/README.md):
+ *   rules.txt        rabred's named format, comm_size=P, msg_size ranges,
+ *                    alg=, segsize= for segmented algorithms, commutative=
+ *   rules-tuned.txt  coll/tuned's classic format, best among algorithms that
+ *                    the loaded coll/tuned knows (MPI_T enum of
+ *                    coll_tuned_<coll>_algorithm), "previous" written as 0
+ *   speedup.md       per collective: chosen algorithm, its time, tuned
+ *                    default's time and the speedup per measured size, all
+ *                    measured times, and the segment-size searches.
+ *
+ * Exit status: 0 done, 1 failure (rabred not loaded, output not writable),
+ * 2 bad command line, 3 wrong result (MPI_Abort).
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rabred_plan.h"
+#include "rabred_rules.h"
+#include "rabred_table.h"
+
+#define PROG "rabred-tune"
+#define ELEM ((int64_t)sizeof(double))
+#define MAX_MSG_BYTES ((int64_t)1 << 30) /* two buffers of this size per rank */
+#define QUICK_MAX_BYTES ((int64_t)256 << 10)
+#define DEFAULT_MAX_BYTES ((int64_t)16 << 20)
+
+enum {
+    MAX_ALGS = 32,     /* enum items per collective */
+    NAME_LEN = 64,
+    MAX_POINTS = 64,   /* measured sizes per collective: every power of two fits */
+    MAX_REPEATS = 101,
+    MAX_TRIES = 48,    /* segment sizes measured at one size */
+    MAX_SEGS = 64      /* candidate segment sizes at one size */
+};
+
+/* Iterations per timed round: at least one call, at most 10^6 so an absurd
+ * calibration cannot hang the run. */
+enum { MAX_ITERS = 1000000 };
+
+enum { EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_WRONG = 3 };
+
+/* The segment size of a segmented algorithm is searched only when its time
+ * at the start segment size is within this factor of the fastest (a pruning
+ * choice, see search_segments). */
+#define SEG_SEARCH_WITHIN 1.5
+
+typedef struct {
+    const char *out_dir;
+    int do_coll[RABRED_NCOLLS];
+    int64_t min_bytes, max_bytes;
+    int repeats, coarse, max_sizes, noncommutative, quiet, quick, help;
+    double target_s, margin;
+} options_t;
+
+/* One enum item of the algorithm cvar. */
+typedef struct {
+    char name[NAME_LEN];
+    int value;               /* enum value = table id, or RABRED_ALG_PREVIOUS */
+    const rabred_alg_t *alg; /* NULL for previous (or an item this build lacks) */
+    int is_previous;
+    int tuned_ok;            /* may appear in rules-tuned.txt */
+    int has_pvar;
+    MPI_T_pvar_handle pvar;  /* calls served by this item */
+} alg_t;
+
+/* One measurement of the segment-size search. */
+typedef struct {
+    int alg;
+    int64_t seg; /* bytes */
+    double us;
+} seg_try_t;
+
+/* One measured size. */
+typedef struct {
+    int64_t bytes;
+    int refined;               /* measured by bisection, not on the coarse grid */
+    double us[MAX_ALGS];       /* median microseconds per call; < 0 not measured */
+    const char *skip[MAX_ALGS]; /* why not measured */
+    int64_t seg[MAX_ALGS];     /* segment bytes found by the search; 0 none */
+    seg_try_t tries[MAX_TRIES];
+    int ntries;
+} point_t;
+
+typedef struct {
+    rabred_coll_t coll;
+    const char *mpi_name;
+    MPI_T_cvar_handle cvar;
+    int orig_value;
+    alg_t a[MAX_ALGS];
+    int na, prev;             /* prev: index of "previous" */
+    int tuned_checked;        /* tuned's enum was readable */
+    point_t pts[MAX_POINTS];  /* sorted by bytes when the search ends */
+    int npts;
+    int chosen[MAX_POINTS], chosen_tuned[MAX_POINTS];
+} coll_state_t;
+
+static struct {
+    int rank, size;
+    options_t opt;
+    double *sbuf, *rbuf;
+    MPI_Op op;
+    MPI_T_pvar_session session;
+    int have_seg_cvar;
+    MPI_T_cvar_handle seg_cvar;
+    int default_seg;          /* coll_rabred_segment_size at start */
+    char coll_list[256];      /* the "coll" MCA selection, "" unknown */
+    int prev_is_tuned;
+    int tty;
+    int done, planned;        /* progress, in measured sizes */
+    double t_start;
+    char *cmdline;
+} g;
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static void die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, PROG ": rank %d: ", g.rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    exit(code);
+}
+
+/* An error every rank detects identically: rank 0 says it, all leave. */
+static void fail_all(int code, const char *fmt, ...)
+{
+    if (0 == g.rank) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, PROG ": error: ");
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+        va_end(ap);
+    }
+    MPI_Finalize();
+    exit(code);
+}
+
+static const char *fmt_bytes(int64_t b, char *buf, size_t len)
+{
+    if (b >= ((int64_t)1 << 30) && 0 == b % ((int64_t)1 << 30)) {
+        snprintf(buf, len, "%lld GiB", (long long)(b >> 30));
+    } else if (b >= ((int64_t)1 << 20) && 0 == b % ((int64_t)1 << 20)) {
+        snprintf(buf, len, "%lld MiB", (long long)(b >> 20));
+    } else if (b >= 1024 && 0 == b % 1024) {
+        snprintf(buf, len, "%lld KiB", (long long)(b >> 10));
+    } else {
+        snprintf(buf, len, "%lld B", (long long)b);
+    }
+    return buf;
+}
+
+static int is_pow2(int64_t x)
+{
+    return x > 0 && 0 == (x & (x - 1));
+}
+
+static int log2i(int64_t x)
+{
+    int k = 0;
+    while (x > 1) {
+        x >>= 1;
+        k++;
+    }
+    return k;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof(x[0]), cmp_double);
+    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: mpirun [mpirun options] " PROG " --out DIR [options]\n"
+        "\n"
+        "Measures every rabred algorithm and \"previous\" (the coll component below\n"
+        "rabred: coll/tuned's default decision under --mca coll rabred,tuned,basic,libnbc)\n"
+        "for MPI_Allreduce and MPI_Reduce, MPI_DOUBLE, MPI_SUM, and writes\n"
+        "DIR/rules.txt (rabred's format), DIR/rules-tuned.txt (coll/tuned's classic\n"
+        "format) and DIR/speedup.md.\n"
+        "\n"
+        "  --out DIR         output directory, created if missing (required)\n"
+        "  --coll C          allreduce, reduce or both                      [both]\n"
+        "  --min-bytes N     smallest size, bytes per rank, power of two >= 8  [8]\n"
+        "  --max-bytes N     largest size, power of two <= 1G                [16M]\n"
+        "  --coarse F        factor between coarse sizes, power of two >= 2    [8]\n"
+        "  --max-sizes N     measure at most N sizes per collective (the coarse\n"
+        "                    sizes always; bisection stops there)   [no limit]\n"
+        "  --repeats N       interleaved rounds per size, median kept, 1..%d  [7]\n"
+        "  --target-ms T     length of one timed round of one algorithm     [20]\n"
+        "  --margin PCT      times within PCT percent count as equal, 0..50  [3]\n"
+        "  --noncommutative  measure with a user op declared non-commutative\n"
+        "                    (rules then say commutative=no)\n"
+        "  --quick           CI preset: --max-bytes 256K --coarse 32 --repeats 3\n"
+        "                    --target-ms 2 --max-sizes 6 (explicit options win)\n"
+        "  --quiet           no progress on stderr\n"
+        "  -h, --help        this text\n"
+        "\n"
+        "Sizes take K, M or G (powers of 1024). Exit status: 0 done, 1 failure,\n"
+        "2 bad command line, 3 wrong result.\n",
+        MAX_REPEATS);
+}
+
+static int usage_error(const char *fmt, ...)
+{
+    if (0 == g.rank) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, PROG ": ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n(" PROG " --help for usage)\n");
+        va_end(ap);
+    }
+    return EXIT_USAGE;
+}
+
+static int parse_int(const char *flag, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || '\0' != *end || 0 != errno || v < lo || v > hi) {
+        return usage_error("%s: expected an integer in %ld..%ld, got '%s'", flag, lo, hi, s);
+    }
+    *out = v;
+    return 0;
+}
+
+/* Bytes with an optional K, M or G suffix; a power of two in 8 .. 1G. */
+static int parse_size(const char *flag, const char *s, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    int shift = 0;
+    if ('K' == *end || 'k' == *end) {
+        shift = 10;
+    } else if ('M' == *end || 'm' == *end) {
+        shift = 20;
+    } else if ('G' == *end || 'g' == *end) {
+        shift = 30;
+    }
+    end += shift ? 1 : 0;
+    if (end == s || '\0' != *end || 0 != errno || v <= 0 || v > MAX_MSG_BYTES >> shift) {
+        return usage_error("%s: expected a size in bytes (8 .. 1G, suffix K, M or G), got '%s'",
+                           flag, s);
+    }
+    int64_t b = (int64_t)v << shift;
+    if (!is_pow2(b) || b < ELEM) {
+        return usage_error("%s: %s is not a power of two >= 8 bytes (sizes are bisected in "
+                           "powers of two; 8 bytes is one double)", flag, s);
+    }
+    *out = b;
+    return 0;
+}
+
+enum {
+    O_OUT, O_COLL, O_MIN, O_MAX, O_COARSE, O_MAXSIZES, O_REPEATS, O_TARGET, O_MARGIN,
+    O_NONCOMM, O_QUICK, O_QUIET, O_HELP
+};
+
+static const struct {
+    const char *name, *alias;
+    int id, has_arg;
+} options[] = {
+    {"--out", NULL, O_OUT, 1},           {"--coll", NULL, O_COLL, 1},
+    {"--min-bytes", NULL, O_MIN, 1},     {"--max-bytes", NULL, O_MAX, 1},
+    {"--coarse", NULL, O_COARSE, 1},     {"--max-sizes", NULL, O_MAXSIZES, 1},
+    {"--repeats", NULL, O_REPEATS, 1},   {"--target-ms", NULL, O_TARGET, 1},
+    {"--margin", NULL, O_MARGIN, 1},     {"--noncommutative", NULL, O_NONCOMM, 0},
+    {"--quick", NULL, O_QUICK, 0},       {"--quiet", NULL, O_QUIET, 0},
+    {"--help", "-h", O_HELP, 0},
+};
+
+static int apply_option(options_t *o, int id, const char *flag, const char *v)
+{
+    long x = 0;
+    int rc = 0;
+    switch (id) {
+    case O_OUT:
+        if ('\0' == *v) {
+            return usage_error("--out: empty directory name");
+        }
+        o->out_dir = v;
+        break;
+    case O_COLL:
+        if (0 != strcmp(v, "allreduce") && 0 != strcmp(v, "reduce") && 0 != strcmp(v, "both")) {
+            return usage_error("--coll: expected allreduce, reduce or both, got '%s'", v);
+        }
+        o->do_coll[RABRED_COLL_ALLREDUCE] = 0 != strcmp(v, "reduce");
+        o->do_coll[RABRED_COLL_REDUCE] = 0 != strcmp(v, "allreduce");
+        break;
+    case O_MIN: rc = parse_size(flag, v, &o->min_bytes); break;
+    case O_MAX: rc = parse_size(flag, v, &o->max_bytes); break;
+    case O_COARSE:
+        rc = parse_int(flag, v, 2, 1 << 20, &x);
+        if (0 == rc && !is_pow2(x)) {
+            rc = usage_error("--coarse: %ld is not a power of two", x);
+        }
+        o->coarse = (int)x;
+        break;
+    case O_MAXSIZES: rc = parse_int(flag, v, 1, MAX_POINTS, &x); o->max_sizes = (int)x; break;
+    case O_REPEATS: rc = parse_int(flag, v, 1, MAX_REPEATS, &x); o->repeats = (int)x; break;
+    case O_TARGET: rc = parse_int(flag, v, 1, 10000, &x); o->target_s = x / 1000.0; break;
+    case O_MARGIN: rc = parse_int(flag, v, 0, 50, &x); o->margin = x / 100.0; break;
+    case O_NONCOMM: o->noncommutative = 1; break;
+    case O_QUICK: o->quick = 1; break;
+    case O_QUIET: o->quiet = 1; break;
+    case O_HELP: o->help = 1; break;
+    }
+    return rc;
+}
+
+/* Finds argv[i]'s option; "--flag value" and "--flag=value" both work. */
+static int find_option(const char *arg, const char **eq_value)
+{
+    const char *eq = strchr(arg, '=');
+    size_t len = eq && '-' == arg[0] ? (size_t)(eq - arg) : strlen(arg);
+    *eq_value = eq && '-' == arg[0] ? eq + 1 : NULL;
+    for (size_t k = 0; k < sizeof(options) / sizeof(options[0]); k++) {
+        const char *a = options[k].alias;
+        if ((strlen(options[k].name) == len && 0 == strncmp(arg, options[k].name, len)) ||
+            (a && strlen(a) == len && 0 == strncmp(arg, a, len))) {
+            return (int)k;
+        }
+    }
+    return -1;
+}
+
+/* Two passes: --quick sets defaults first, so explicit options win whatever
+ * their order. */
+static int parse_args(int argc, char **argv, options_t *o)
+{
+    const options_t defaults = {NULL, {1, 1}, ELEM, DEFAULT_MAX_BYTES, 7, 8, 0, 0, 0, 0, 0,
+                                0.020, 0.03};
+    *o = defaults;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            const char *value;
+            int k = find_option(argv[i], &value);
+            if (k < 0) {
+                return usage_error("unknown option '%s'", argv[i]);
+            }
+            if (options[k].has_arg && NULL == value) {
+                if (i + 1 >= argc) {
+                    return usage_error("%s needs a value", options[k].name);
+                }
+                value = argv[++i];
+            } else if (!options[k].has_arg && NULL != value) {
+                return usage_error("%s takes no value", options[k].name);
+            }
+            int quick_pass = O_QUICK == options[k].id || O_HELP == options[k].id;
+            if ((0 == pass) == quick_pass) {
+                int rc = apply_option(o, options[k].id, options[k].name, value);
+                if (rc) {
+                    return rc;
+                }
+            }
+        }
+        if (0 == pass && o->quick) {
+            o->max_bytes = QUICK_MAX_BYTES;
+            o->coarse = 32;
+            o->repeats = 3;
+            o->target_s = 0.002;
+            o->max_sizes = 6;
+        }
+    }
+    if (o->help) {
+        return 0;
+    }
+    if (NULL == o->out_dir) {
+        return usage_error("--out DIR is required (where rules.txt, rules-tuned.txt and "
+                           "speedup.md go)");
+    }
+    if (o->min_bytes > o->max_bytes) {
+        return usage_error("--min-bytes (%lld) is larger than --max-bytes (%lld)",
+                           (long long)o->min_bytes, (long long)o->max_bytes);
+    }
+    return 0;
+}
+
+/* ---- MPI_T: the algorithm enums, call counters, segment size ----------- */
+
+/* Index of a control variable, or -1 when this Open MPI has none by that
+ * name (e.g. the component is not loaded). */
+static int cvar_index(const char *name)
+{
+    int idx;
+    return MPI_SUCCESS == MPI_T_cvar_get_index(name, &idx) ? idx : -1;
+}
+
+/* Datatype, enum and scope of control variable idx; 0 on success. */
+static int cvar_info(int idx, MPI_Datatype *dt, MPI_T_enum *et, int *scope)
+{
+    char name[NAME_LEN];
+    int len = NAME_LEN, dlen = 0, verb, bind;
+    return MPI_SUCCESS == MPI_T_cvar_get_info(idx, name, &len, &verb, dt, et, NULL, &dlen,
+                                              &bind, scope) ? 0 : -1;
+}
+
+static void cvar_write(MPI_T_cvar_handle h, int value, const char *what)
+{
+    int rc = MPI_T_cvar_write(h, &value);
+    if (MPI_SUCCESS != rc) {
+        die(EXIT_FAIL, "MPI_T_cvar_write(%s = %d) failed (error %d; is it registered "
+            "MCA_BASE_VAR_FLAG_SETTABLE?)", what, value, rc);
+    }
+}
+
+/* The coll component list ("coll" MCA variable, a string), to tell whether
+ * "previous" is coll/tuned.  Left empty when unreadable. */
+static void read_coll_list(void)
+{
+    int idx = cvar_index("coll"), count = 0, scope;
+    MPI_Datatype dt;
+    MPI_T_enum et;
+    MPI_T_cvar_handle h;
+    g.coll_list[0] = '\0';
+    if (idx < 0 || 0 != cvar_info(idx, &dt, &et, &scope) || MPI_CHAR != dt || MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &h, &count)) {
+        return;
+    }
+    char *buf = calloc((size_t)count + 1, 1);
+    if (NULL != buf && MPI_SUCCESS == MPI_T_cvar_read(h, buf)) {
+        snprintf(g.coll_list, sizeof(g.coll_list), "%s", buf);
+    }
+    free(buf);
+    MPI_T_cvar_handle_free(&h);
+}
+
+/* coll/tuned's own algorithm ids for this collective, from its enum cvar:
+ * an id rabred's table maps to but this Open MPI's tuned lacks (Open MPI 4.1
+ * has no allreduce rabenseifner, id 6) would make tuned fail the call, so
+ * rules-tuned.txt may only use ids listed here.  Returns 0 when tuned is not
+ * loaded. */
+static int tuned_ids_known(rabred_coll_t coll, int *ids, int *nids)
+{
+    char name[NAME_LEN], ename[NAME_LEN];
+    int len = NAME_LEN, scope, nitems;
+    MPI_Datatype dt;
+    MPI_T_enum et;
+    snprintf(name, sizeof(name), "coll_tuned_%s_algorithm", rabred_coll_name(coll));
+    int idx = cvar_index(name);
+    *nids = 0;
+    if (idx < 0 || 0 != cvar_info(idx, &dt, &et, &scope) || MPI_T_ENUM_NULL == et) {
+        return 0;
+    }
+    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
+        return 0;
+    }
+    for (int i = 0; i < nitems && *nids < MAX_ALGS; i++) {
+        len = NAME_LEN;
+        if (MPI_SUCCESS == MPI_T_enum_get_item(et, i, &ids[*nids], ename, &len)) {
+            (*nids)++;
+        }
+    }
+    return 1;
+}
+
+static void attach_pvar(coll_state_t *c, alg_t *a)
+{
+    char name[2 * NAME_LEN];
+    int idx, count;
+    snprintf(name, sizeof(name), "coll_rabred_%s_%s_calls", rabred_coll_name(c->coll), a->name);
+    a->has_pvar = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) &&
+                  MPI_SUCCESS == MPI_T_pvar_handle_alloc(g.session, idx, NULL, &a->pvar,
+                                                         &count) &&
+                  1 == count;
+}
+
+/* Which items may go into rules-tuned.txt: those whose tuned id (the one the
+ * writer uses, tuned_ids[0]) the loaded coll/tuned has, and "previous" when
+ * it is coll/tuned (written as 0, tuned's own decision). */
+static void mark_tuned(coll_state_t *c)
+{
+    int ids[MAX_ALGS], nids;
+    c->tuned_checked = tuned_ids_known(c->coll, ids, &nids);
+    for (int k = 0; k < c->na; k++) {
+        alg_t *a = &c->a[k];
+        if (a->is_previous) {
+            a->tuned_ok = g.prev_is_tuned;
+            continue;
+        }
+        int id = NULL != a->alg ? a->alg->tuned_ids[0] : 0;
+        a->tuned_ok = 0 != id;
+        if (a->tuned_ok && c->tuned_checked) {
+            a->tuned_ok = 0;
+            for (int i = 0; i < nids; i++) {
+                a->tuned_ok |= ids[i] == id;
+            }
+        }
+    }
+}
+
+/* Reads the algorithm enum: every item but "auto", "previous" first. */
+static void load_algs(coll_state_t *c, MPI_T_enum et, const char *cvar)
+{
+    int nitems, len = NAME_LEN;
+    char ename[NAME_LEN];
+    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
+        fail_all(EXIT_FAIL, "MPI_T_enum_get_info failed for %s", cvar);
+    }
+    c->na = 1;
+    c->prev = -1;
+    for (int i = 0; i < nitems; i++) {
+        alg_t tmp = {0};
+        len = NAME_LEN;
+        if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &tmp.value, tmp.name, &len)) {
+            fail_all(EXIT_FAIL, "MPI_T_enum_get_item failed for %s", cvar);
+        }
+        tmp.is_previous = 0 == strcmp(tmp.name, "previous");
+        if (0 == strcmp(tmp.name, "auto") || (!tmp.is_previous && c->na >= MAX_ALGS)) {
+            continue;
+        }
+        tmp.alg = tmp.is_previous ? NULL : rabred_table_by_name(c->coll, tmp.name);
+        if (tmp.is_previous) {
+            c->a[0] = tmp;
+            c->prev = 0;
+        } else {
+            c->a[c->na++] = tmp;
+        }
+    }
+    if (c->prev < 0) {
+        fail_all(EXIT_FAIL, "%s has no \"previous\" item: is this rabred?", cvar);
+    }
+    for (int k = 0; k < c->na; k++) {
+        attach_pvar(c, &c->a[k]);
+    }
+    mark_tuned(c);
+}
+
+static void open_coll(coll_state_t *c)
+{
+    char cvar[NAME_LEN];
+    int scope, count;
+    MPI_Datatype dt;
+    MPI_T_enum et;
+    snprintf(cvar, sizeof(cvar), "coll_rabred_%s_algorithm", rabred_coll_name(c->coll));
+    int idx = cvar_index(cvar);
+    if (idx < 0) {
+        fail_all(EXIT_FAIL, "control variable %s not found: rabred is not loaded (list "
+                 "rabred in --mca coll, e.g. rabred,tuned,basic,libnbc, and put "
+                 "mca_coll_rabred.so on mca_base_component_path; scripts/mpirun-rabred.sh "
+                 "does both for a build tree)", cvar);
+    }
+    if (0 != cvar_info(idx, &dt, &et, &scope) || MPI_T_ENUM_NULL == et || MPI_INT != dt) {
+        fail_all(EXIT_FAIL, "control variable %s is not an integer enum", cvar);
+    }
+    if (MPI_T_SCOPE_CONSTANT == scope || MPI_T_SCOPE_READONLY == scope) {
+        fail_all(EXIT_FAIL, "control variable %s is read-only", cvar);
+    }
+    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &c->cvar, &count) || 1 != count ||
+        MPI_SUCCESS != MPI_T_cvar_read(c->cvar, &c->orig_value)) {
+        fail_all(EXIT_FAIL, "cannot open control variable %s", cvar);
+    }
+    load_algs(c, et, cvar);
+}
+
+/* coll_rabred_segment_size: without it (an older rabred) the segmented
+ * algorithms are measured at their default only. */
+static void open_segment_cvar(void)
+{
+    int idx = cvar_index("coll_rabred_segment_size"), count;
+    g.have_seg_cvar = idx >= 0 &&
+                      MPI_SUCCESS == MPI_T_cvar_handle_alloc(idx, NULL, &g.seg_cvar, &count) &&
+                      1 == count && MPI_SUCCESS == MPI_T_cvar_read(g.seg_cvar, &g.default_seg);
+    if (!g.have_seg_cvar) {
+        g.default_seg = 0;
+    }
+}
+
+/* ---- the measured call and its check ----------------------------------- */
+
+/* Adds like MPI_SUM but is created non-commutative, so the library must
+ * combine in rank order (--noncommutative).  The same closed form checks it;
+ * rank order itself is tested by test/mpi/test_mpi_correctness. */
+static void noncommutative_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    const double *a = in;
+    double *b = inout;
+    for (int i = 0; i < *len; i++) {
+        b[i] = a[i] + b[i];
+    }
+}
+
+static int run_coll(const coll_state_t *c, int count)
+{
+    if (RABRED_COLL_ALLREDUCE == c->coll) {
+        return MPI_Allreduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, MPI_COMM_WORLD);
+    }
+    return MPI_Reduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, 0, MPI_COMM_WORLD);
+}
+
+/* Input rank + i: the sum over ranks is p*i + p(p-1)/2, an integer below
+ * 2^53 for every size allowed, so any summation order gives it exactly. */
+static void fill_input(int64_t count)
+{
+    for (int64_t i = 0; i < count; i++) {
+        g.sbuf[i] = (double)g.rank + (double)i;
+    }
+}
+
+/* Every rank's flag to rank 0, which ANDs them and broadcasts the answer. */
+static int all_true(int mine)
+{
+    int flags[g.size], all = 1;
+    MPI_Gather(&mine, 1, MPI_INT, flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (0 == g.rank) {
+        for (int r = 0; r < g.size; r++) {
+            all &= 0 != flags[r];
+        }
+    }
+    MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return all;
+}
+
+static unsigned long long counter(const alg_t *a)
+{
+    unsigned long long v = 0;
+    if (a->has_pvar && MPI_SUCCESS != MPI_T_pvar_read(g.session, a->pvar, &v)) {
+        die(EXIT_FAIL, "MPI_T_pvar_read of the %s call counter failed", a->name);
+    }
+    return v;
+}
+
+/* One call, checked against the closed form (a wrong result aborts the run).
+ * Returns whether every rank's call was served by `a` itself: rabred falls
+ * back when a restriction is violated, and a time filed under the wrong
+ * algorithm would be a wrong result too. */
+static int verify(const coll_state_t *c, const alg_t *a, int count)
+{
+    const double base = (double)g.size * (g.size - 1) / 2.0;
+    for (int i = 0; i < count; i++) {
+        g.rbuf[i] = -1.0;
+    }
+    unsigned long long before = counter(a);
+    int rc = run_coll(c, count);
+    if (MPI_SUCCESS != rc) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, msg, &len);
+        die(EXIT_WRONG, "%s with %s, %d doubles, returned an error: %s", c->mpi_name, a->name,
+            count, msg);
+    }
+    int served = !a->has_pvar || counter(a) > before;
+    if (RABRED_COLL_ALLREDUCE == c->coll || 0 == g.rank) {
+        for (int i = 0; i < count; i++) {
+            double want = (double)g.size * i + base;
+            if (g.rbuf[i] != want) {
+                die(EXIT_WRONG, "WRONG RESULT: %s with %s, %d doubles: element %d is %.17g, "
+                    "expected %.17g", c->mpi_name, a->name, count, i, g.rbuf[i], want);
+            }
+        }
+    }
+    return all_true(served);
+}
+
+/* ---- timing ------------------------------------------------------------ */
+
+typedef struct {
+    int alg;      /* index into coll_state_t.a */
+    int64_t seg;  /* coll_rabred_segment_size for this variant, bytes */
+} variant_t;
+
+/* Every rank writes the same values, then a barrier: no call may start
+ * under the previous setting. */
+static void select_variant(const coll_state_t *c, const variant_t *v)
+{
+    cvar_write(c->cvar, c->a[v->alg].value, c->a[v->alg].name);
+    if (g.have_seg_cvar) {
+        cvar_write(g.seg_cvar, (int)v->seg, "coll_rabred_segment_size");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Seconds per call of the slowest rank, on rank 0 (0 elsewhere). */
+static double time_calls(const coll_state_t *c, int count, int iters)
+{
+    double all[g.size], max = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (MPI_SUCCESS != run_coll(c, count)) {
+            die(EXIT_WRONG, "%s failed while being timed", c->mpi_name);
+        }
+    }
+    double t = (MPI_Wtime() - t0) / iters;
+    MPI_Gather(&t, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    for (int r = 0; 0 == g.rank && r < g.size; r++) {
+        max = all[r] > max ? all[r] : max;
+    }
+    return max;
+}
+
+/* Iterations per round: grow by 8 until a run lasts a tenth of the target,
+ * then scale to the target.  Rank 0 decides, all follow. */
+static int calibrate(const coll_state_t *c, int count)
+{
+    int state[2] = {0, 1}; /* done, iterations */
+    while (!state[0]) {
+        double t = time_calls(c, count, state[1]);
+        if (0 == g.rank) {
+            if (t * state[1] < g.opt.target_s / 10 && state[1] < MAX_ITERS / 8) {
+                state[1] *= 8;
+            } else {
+                double want = t > 0 ? g.opt.target_s / t : MAX_ITERS;
+                state[0] = 1;
+                state[1] = want < 1 ? 1 : want > MAX_ITERS ? MAX_ITERS : (int)want;
+            }
+        }
+        MPI_Bcast(state, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    return state[1];
+}
+
+/* Measures nv variants at one size: each is checked and calibrated, then
+ * timed in `repeats` interleaved rounds; round r starts at variant r, so no
+ * variant always runs first or after the same neighbour.  us[k] gets rank 0's
+ * median in microseconds per call (broadcast: every rank holds the same
+ * bits), or -1 when rabred did not serve the variant with its algorithm. */
+static void measure(const coll_state_t *c, int count, const variant_t *v, int nv, double *us)
+{
+    static double samples[MAX_ALGS][MAX_REPEATS];
+    int iters[MAX_ALGS], served[MAX_ALGS];
+    for (int k = 0; k < nv; k++) {
+        select_variant(c, &v[k]);
+        served[k] = verify(c, &c->a[v[k].alg], count);
+        iters[k] = served[k] ? calibrate(c, count) : 0;
+    }
+    for (int r = 0; r < g.opt.repeats; r++) {
+        for (int j = 0; j < nv; j++) {
+            int k = (r + j) % nv;
+            if (served[k]) {
+                select_variant(c, &v[k]);
+                samples[k][r] = time_calls(c, count, iters[k]);
+            }
+        }
+    }
+    for (int k = 0; k < nv; k++) {
+        us[k] = served[k] && 0 == g.rank ? 1e6 * median(samples[k], g.opt.repeats) : -1.0;
+    }
+    MPI_Bcast(us, nv, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+}
+
+/* ---- progress ---------------------------------------------------------- */
+
+/* On a terminal one bar, redrawn; otherwise one line per measured size (a
+ * log file should not fill with carriage returns).  Rank 0 only. */
+static void progress_status(const coll_state_t *c, int64_t bytes, const char *what)
+{
+    char b[32];
+    if (0 != g.rank || g.opt.quiet || !g.tty) {
+        return;
+    }
+    const int width = 30;
+    int fill = g.planned > 0 ? width * g.done / g.planned : 0;
+    char bar[width + 1];
+    for (int i = 0; i < width; i++) {
+        bar[i] = i < fill ? '#' : '.';
+    }
+    bar[width] = '\0';
+    fprintf(stderr, "\r\033[K[%s] %d/%d  %s %s: %s  %.0f s", bar, g.done, g.planned,
+            rabred_coll_name(c->coll), fmt_bytes(bytes, b, sizeof(b)), what,
+            MPI_Wtime() - g.t_start);
+    fflush(stderr);
+}
+
+static void progress_done(const coll_state_t *c, const point_t *pt, int best)
+{
+    char b[32];
+    g.done++;
+    if (0 != g.rank || g.opt.quiet) {
+        return;
+    }
+    if (g.tty) {
+        progress_status(c, pt->bytes, "done");
+        return;
+    }
+    double tuned = pt->us[c->prev];
+    fprintf(stderr, PROG ": [%d/%d] %s %s%s: fastest %s %.2f us, %s %.2f us (%.2fx), %.0f s\n",
+            g.done, g.planned, rabred_coll_name(c->coll), fmt_bytes(pt->bytes, b, sizeof(b)),
+            pt->refined ? " (bisection)" : "", best >= 0 ? c->a[best].name : "-",
+            best >= 0 ? pt->us[best] : 0.0, g.prev_is_tuned ? "tuned default" : "previous", tuned,
+            best >= 0 && pt->us[best] > 0 ? tuned / pt->us[best] : 0.0,
+            MPI_Wtime() - g.t_start);
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+static int measured(const point_t *pt, int k)
+{
+    return pt->us[k] >= 0;
+}
+
+/* Fastest measured item at a point among those `mask` admits (-1: none). */
+static int fastest(const coll_state_t *c, const point_t *pt, int tuned_only)
+{
+    int best = -1;
+    for (int k = 0; k < c->na; k++) {
+        if (measured(pt, k) && (!tuned_only || c->a[k].tuned_ok) &&
+            (best < 0 || pt->us[k] < pt->us[best])) {
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* Is item k at point pt within the margin of the fastest there? */
+static int near_best(const point_t *pt, int k, int best)
+{
+    return k >= 0 && best >= 0 && measured(pt, k) &&
+           pt->us[k] <= (1.0 + g.opt.margin) * pt->us[best];
+}
+
+/* Plan shape of one rank: rounds and transfers, enough to tell the plans of
+ * one algorithm at two segment sizes apart.  -1 when the build fails. */
+static int64_t plan_shape(const rabred_alg_t *alg, rabred_plan_args_t *args, rabred_plan_t *plan)
+{
+    if (RABRED_OK != rabred_plan_build(alg->build, args, plan)) {
+        return -1;
+    }
+    return ((int64_t)plan->nrounds << 32) | (uint32_t)plan->nxfers;
+}
+
+/* The segment sizes that give distinct plans of item a at this count:
+ * powers of two from one element up to the first that holds a whole block;
+ * sizes that build the same plan (below the builder's segment cap, or one
+ * segment per block) are one candidate, the largest of them.  Found with the
+ * table's builder, so no algorithm is special-cased by name.  Returns the
+ * number of candidates; below 2 the algorithm does not depend on the
+ * segment size here. */
+static int seg_candidates(const coll_state_t *c, const alg_t *a, int64_t count, int64_t *segs)
+{
+    if (NULL == a->alg || NULL == a->alg->build || !g.have_seg_cvar) {
+        return 0;
+    }
+    rabred_plan_args_t args = {g.size, 0, RABRED_COLL_REDUCE == c->coll ? 0 : -1, count,
+                               !g.opt.noncommutative, 0};
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    int64_t unsegmented = plan_shape(a->alg, &args, &plan), last = -2;
+    int n = 0;
+    for (int64_t seg = 1; unsegmented >= 0 && n < MAX_SEGS; seg *= 2) {
+        args.seg_count = seg;
+        int64_t shape = plan_shape(a->alg, &args, &plan);
+        if (shape < 0) {
+            n = 0;
+            break;
+        }
+        if (shape != last) {
+            n++;
+        }
+        segs[n - 1] = seg * ELEM;
+        last = shape;
+        if (shape == unsegmented || seg >= count) {
+            break;
+        }
+    }
+    rabred_plan_free(&plan);
+    return n;
+}
+
+static void record_try(point_t *pt, int alg, int64_t seg, double us)
+{
+    if (pt->ntries < MAX_TRIES) {
+        pt->tries[pt->ntries++] = (seg_try_t){alg, seg, us};
+    }
+}
+
+/* Measures the candidates at idx[0..n) of item k; times into us[]. */
+static void measure_segs(const coll_state_t *c, point_t *pt, int k, int count,
+                         const int64_t *segs, const int *idx, int n, double *us)
+{
+    variant_t v[3];
+    for (int i = 0; i < n; i++) {
+        v[i] = (variant_t){k, segs[idx[i]]};
+    }
+    measure(c, count, v, n, us);
+    for (int i = 0; i < n; i++) {
+        record_try(pt, k, segs[idx[i]], us[i]);
+    }
+}
+
+static int faster(double candidate, double current)
+{
+    return candidate >= 0 && (current < 0 || candidate < (1.0 - g.opt.margin) * current);
+}
+
+/* The candidate whose plan a segment size of `start` bytes builds (0: one
+ * segment per block, the last candidate). */
+static int seg_index(const int64_t *segs, int n, int64_t start)
+{
+    int i = 0;
+    while (i < n - 1 && (start <= 0 || segs[i] < start)) {
+        i++;
+    }
+    return i;
+}
+
+/* Hill climbing on the segment size (seed 002's local search) over the
+ * candidates segs[0..n), from index cur: measure it and both neighbours,
+ * then keep stepping in the better direction while the next candidate is
+ * faster by the margin.  Returns the index kept. */
+static int climb(coll_state_t *c, point_t *pt, int k, int count, const int64_t *segs, int n,
+                 int cur)
+{
+    progress_status(c, pt->bytes, "segment size search");
+    int idx[3] = {cur}, m = 1, best = 0;
+    double us[3];
+    if (cur > 0) {
+        idx[m++] = cur - 1;
+    }
+    if (cur < n - 1) {
+        idx[m++] = cur + 1;
+    }
+    measure_segs(c, pt, k, count, segs, idx, m, us);
+    for (int i = 1; i < m; i++) {
+        if (faster(us[i], us[0]) && (0 == best || us[i] < us[best])) {
+            best = i;
+        }
+    }
+    if (0 == best) {
+        return cur;
+    }
+    int dir = idx[best] - cur;
+    cur = idx[best];
+    /* Onward in that direction; each step measures the current size again,
+     * interleaved with the next, so the comparison sees the same noise. */
+    while (cur + dir >= 0 && cur + dir < n) {
+        idx[0] = cur;
+        idx[1] = cur + dir;
+        measure_segs(c, pt, k, count, segs, idx, 2, us);
+        if (!faster(us[1], us[0])) {
+            break;
+        }
+        cur += dir;
+    }
+    return cur;
+}
+
+/* Where the segment search starts: the size found at the nearest smaller
+ * measured size (seed 002: predict where the minimum lies), else the
+ * current coll_rabred_segment_size (0: one segment per block). */
+static int64_t start_seg(const coll_state_t *c, int64_t bytes, int k)
+{
+    int64_t best_bytes = 0, seg = g.default_seg;
+    for (int i = 0; i < c->npts; i++) {
+        const point_t *pt = &c->pts[i];
+        if (pt->bytes < bytes && pt->bytes > best_bytes && pt->seg[k] > 0) {
+            best_bytes = pt->bytes;
+            seg = pt->seg[k];
+        }
+    }
+    return seg;
+}
+
+/* Primary measurement: every item applicable at this size, segmented ones
+ * at the start segment size; fills pt->us. */
+static void measure_all(coll_state_t *c, point_t *pt, int count, const variant_t *v, int nv)
+{
+    double us[MAX_ALGS];
+    measure(c, count, v, nv, us);
+    for (int i = 0; i < nv; i++) {
+        pt->us[v[i].alg] = us[i];
+        pt->skip[v[i].alg] = us[i] < 0 ? "rabred fell back to another algorithm" : NULL;
+    }
+}
+
+/* Secondary search: the segment size of each segmented item that is within
+ * SEG_SEARCH_WITHIN of the fastest (a segment size will not rescue one far
+ * behind, and at small sizes the search would only cost time).  Returns
+ * whether any item's segment size changed. */
+static int search_segments(coll_state_t *c, point_t *pt, int count, variant_t *v, int nv)
+{
+    int moved = 0, best = fastest(c, pt, 0);
+    for (int i = 0; i < nv && best >= 0; i++) {
+        int64_t segs[MAX_SEGS];
+        int k = v[i].alg, n = seg_candidates(c, &c->a[k], count, segs);
+        if (n < 2 || !measured(pt, k) || pt->us[k] > SEG_SEARCH_WITHIN * pt->us[best]) {
+            continue;
+        }
+        int from = seg_index(segs, n, v[i].seg), to = climb(c, pt, k, count, segs, n, from);
+        moved |= to != from;
+        v[i].seg = pt->seg[k] = segs[to];
+    }
+    return moved;
+}
+
+/* One size: skip what the call's restrictions forbid, measure the rest
+ * together, search segment sizes, and when one moved measure everything
+ * together again, so the final comparison is one interleaved set. */
+static void measure_point(coll_state_t *c, int64_t bytes, int refined)
+{
+    point_t *pt = &c->pts[c->npts++];
+    const int count = (int)(bytes / ELEM);
+    const rabred_call_t call = {g.size, count, !g.opt.noncommutative};
+    variant_t v[MAX_ALGS] = {{0, 0}};
+    int nv = 0;
+
+    memset(pt, 0, sizeof(*pt));
+    pt->bytes = bytes;
+    pt->refined = refined;
+    for (int k = 0; k < c->na; k++) {
+        pt->us[k] = -1.0;
+        pt->skip[k] = NULL != c->a[k].alg ? rabred_alg_violation(c->a[k].alg, &call) : NULL;
+        if (NULL == pt->skip[k]) {
+            v[nv++] = (variant_t){k, start_seg(c, bytes, k)};
+        }
+    }
+    progress_status(c, bytes, "measuring");
+    measure_all(c, pt, count, v, nv);
+    if (search_segments(c, pt, count, v, nv)) {
+        progress_status(c, bytes, "measuring again");
+        measure_all(c, pt, count, v, nv);
+    }
+    progress_done(c, pt, fastest(c, pt, 0));
+}
+
+static const point_t *find_point(const coll_state_t *c, int64_t bytes)
+{
+    for (int i = 0; i < c->npts; i++) {
+        if (c->pts[i].bytes == bytes) {
+            return &c->pts[i];
+        }
+    }
+    return NULL;
+}
+
+/* Do two measured sizes disagree on the winner, among all items or among
+ * those coll/tuned has?  Winners within the margin of each other agree. */
+static int needs_bisect(const coll_state_t *c, const point_t *a, const point_t *b)
+{
+    for (int tuned_only = 0; tuned_only < 2; tuned_only++) {
+        int wa = fastest(c, a, tuned_only), wb = fastest(c, b, tuned_only);
+        if (wa != wb && !near_best(b, wa, wb) && !near_best(a, wb, wa)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int size_limit(void)
+{
+    return g.opt.max_sizes > 0 ? g.opt.max_sizes : MAX_POINTS;
+}
+
+/* Bisects [lo, hi] in powers of two while its ends disagree; otherwise the
+ * winner is taken to hold across it (interpolation). */
+static void bisect(coll_state_t *c, int64_t lo, int64_t hi)
+{
+    if (hi <= 2 * lo || c->npts >= size_limit() || c->npts >= MAX_POINTS ||
+        !needs_bisect(c, find_point(c, lo), find_point(c, hi))) {
+        return;
+    }
+    int64_t mid = lo << (log2i(hi / lo) / 2);
+    g.planned++;
+    measure_point(c, mid, 1);
+    bisect(c, lo, mid);
+    bisect(c, mid, hi);
+}
+
+/* min, min*F, min*F^2, ... below max, then max. */
+static int coarse_sizes(int64_t *sizes)
+{
+    int n = 0;
+    for (int64_t b = g.opt.min_bytes; b < g.opt.max_bytes && n < MAX_POINTS - 1;
+         b *= g.opt.coarse) {
+        sizes[n++] = b;
+    }
+    sizes[n++] = g.opt.max_bytes;
+    return n;
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+    int64_t x = ((const point_t *)a)->bytes, y = ((const point_t *)b)->bytes;
+    return (x > y) - (x < y);
+}
+
+/* The rule for each measured size: the fastest, except that the previous
+ * size's choice is kept while it stays within the margin, so noise between
+ * near-equal algorithms does not split the rules. */
+static void choose(const coll_state_t *c, int tuned_only, int *chosen)
+{
+    int prev = -1;
+    for (int i = 0; i < c->npts; i++) {
+        const point_t *pt = &c->pts[i];
+        int best = fastest(c, pt, tuned_only);
+        chosen[i] = near_best(pt, prev, best) ? prev : best;
+        prev = chosen[i];
+    }
+}
+
+static void tune_coll(coll_state_t *c)
+{
+    int64_t sizes[MAX_POINTS];
+    int n = coarse_sizes(sizes);
+    for (int i = 0; i < n; i++) {
+        measure_point(c, sizes[i], 0);
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        bisect(c, sizes[i], sizes[i + 1]);
+    }
+    qsort(c->pts, (size_t)c->npts, sizeof(c->pts[0]), cmp_point);
+    choose(c, 0, c->chosen);
+    choose(c, 1, c->chosen_tuned);
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+/* Appends one collective's rules: each measured size's choice holds from
+ * that size up to the next measured one (the first from 0, the last without
+ * bound: tuned's own reading of its msg-size entries); neighbours with the
+ * same algorithm and segment size merge.  Named rules: comm_size=P exactly,
+ * commutative as measured.  Classic rules: from P up (tuned's comm-size
+ * reading) and no commutativity condition (tuned's format has none). */
+static int add_rules(const coll_state_t *c, const int *chosen, int classic, rabred_rules_t *r,
+                     int cap)
+{
+    for (int i = 0; i < c->npts; i++) {
+        int k = chosen[i] >= 0 ? chosen[i] : c->prev;
+        int id = c->a[k].is_previous ? RABRED_ALG_PREVIOUS : c->a[k].value;
+        int64_t seg = c->pts[i].seg[k];
+        rabred_rule_t *last = r->n > 0 ? &r->rules[r->n - 1] : NULL;
+        if (i > 0 && NULL != last && last->alg_id == id && last->segsize == seg) {
+            continue;
+        }
+        if (r->n >= cap) {
+            return -1;
+        }
+        if (i > 0 && NULL != last) {
+            last->msg_max = c->pts[i].bytes - 1;
+        }
+        rabred_rule_t rule = {c->coll, g.size, classic ? INT_MAX : g.size,
+                              0 == i ? 0 : c->pts[i].bytes, INT64_MAX,
+                              classic ? -1 : !g.opt.noncommutative, id, seg, 0};
+        r->rules[r->n++] = rule;
+    }
+    return 0;
+}
+
+static void header_common(FILE *f, const char *prefix)
+{
+    char when[64], lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    time_t now = time(NULL);
+    strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    MPI_Get_library_version(lib, &len);
+    char *nl = strchr(lib, '\n');
+    if (NULL != nl) {
+        *nl = '\0';
+    }
+    fprintf(f, "%sWritten by " PROG " on %s, p = %d, %s\n", prefix, when, g.size, lib);
+    fprintf(f, "%scommand: %s\n", prefix, g.cmdline);
+    fprintf(f, "%scoll components: %s; \"previous\" = the component below rabred%s\n", prefix,
+            g.coll_list[0] ? g.coll_list : "(not set: Open MPI's default selection)",
+            g.prev_is_tuned ? " (coll/tuned)" : " (NOT coll/tuned)");
+    fprintf(f, "%sMPI_DOUBLE, %s; median of %d interleaved rounds of about %.0f ms per algorithm\n",
+            prefix, g.opt.noncommutative ? "a non-commutative user op (adds)" : "MPI_SUM",
+            g.opt.repeats, g.opt.target_s * 1e3);
+}
+
+/* Writes through a temporary and a rename, so an interrupted run never
+ * leaves half a file under the final name.  Returns 0 or -1 (reported). */
+static int write_file(const char *name, int (*body)(FILE *, void *), void *ctx)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof(path), "%s/%s", g.opt.out_dir, name);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (NULL == f) {
+        fprintf(stderr, PROG ": cannot write %s: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    int rc = body(f, ctx);
+    if (0 != fclose(f) || 0 != rc) {
+        fprintf(stderr, PROG ": writing %s failed%s\n", tmp,
+                0 != rc ? " (the rules writer refused the rules)" : "");
+        remove(tmp);
+        return -1;
+    }
+    if (0 != rename(tmp, path)) {
+        fprintf(stderr, PROG ": cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+typedef struct {
+    coll_state_t *colls[RABRED_NCOLLS];
+    int n;
+} report_t;
+
+static int build_rules(const report_t *rep, int classic, rabred_rules_t *r)
+{
+    static rabred_rule_t storage[2 * MAX_POINTS];
+    r->rules = storage;
+    r->n = 0;
+    for (int i = 0; i < rep->n; i++) {
+        const coll_state_t *c = rep->colls[i];
+        if (0 != add_rules(c, classic ? c->chosen_tuned : c->chosen, classic, r,
+                           2 * MAX_POINTS)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int body_named(FILE *f, void *ctx)
+{
+    rabred_rules_t r;
+    fprintf(f, "# For rabred: coll_rabred_rules_file.\n");
+    header_common(f, "# ");
+    fprintf(f, "# Valid for communicators of exactly %d ranks and %s ops; other calls use\n"
+            "# rabred's built-in decision.  Each range's algorithm was measured at its\n"
+            "# lower end and holds up to the next measured size (see speedup.md).\n", g.size,
+            g.opt.noncommutative ? "non-commutative" : "commutative");
+    if (0 != build_rules(ctx, 0, &r)) {
+        return -1;
+    }
+    return RABRED_OK == rabred_rules_write_named(f, &r) ? 0 : -1;
+}
+
+static int body_classic(FILE *f, void *ctx)
+{
+    const report_t *rep = ctx;
+    rabred_rules_t r;
+    fprintf(f, "# For coll/tuned: coll_tuned_use_dynamic_rules 1 and\n"
+            "# coll_tuned_dynamic_rules_filename (Open MPI 4.1 reads these # comments);\n"
+            "# rabred reads it too (coll_rabred_rules_file), but there a 0 means rabred's\n"
+            "# built-in decision, not \"previous\": for rabred use rules.txt.\n");
+    header_common(f, "# ");
+    fprintf(f, "# Best among the algorithms coll/tuned has (%s); 0 = tuned's own\n"
+            "# decision (\"previous\" won).  Ranked with rabred's implementations: tuned's\n"
+            "# own code for the same id may rank differently.  Measured at p = %d, but\n"
+            "# tuned applies a comm-size entry from that size up; and its format has no\n"
+            "# commutativity condition, while these entries were measured with a%s op.\n",
+            rep->n > 0 && rep->colls[0]->tuned_checked
+                ? "ids read from this Open MPI's coll/tuned"
+                : "coll/tuned not loaded: ids not checked against it",
+            g.size, g.opt.noncommutative ? " non-commutative" : " commutative");
+    if (0 != build_rules(rep, 1, &r)) {
+        return -1;
+    }
+    return RABRED_OK == rabred_rules_write_classic(f, &r) ? 0 : -1;
+}
+
+/* ---- speedup.md -------------------------------------------------------- */
+
+static void md_summary(FILE *f, const coll_state_t *c)
+{
+    char b[32];
+    fprintf(f, "| bytes | chosen | chosen (us) | tuned default (us) | speedup | "
+               "rules-tuned.txt | measured |\n|---:|---|---:|---:|---:|---|---|\n");
+    for (int i = 0; i < c->npts; i++) {
+        const point_t *pt = &c->pts[i];
+        int k = c->chosen[i], t = c->chosen_tuned[i];
+        double tuned = pt->us[c->prev];
+        fprintf(f, "| %s | %s | %.2f | %.2f | %.2fx | %s | %s |\n", fmt_bytes(pt->bytes, b, 32),
+                k >= 0 ? c->a[k].name : "-", k >= 0 ? pt->us[k] : 0.0, tuned,
+                k >= 0 && pt->us[k] > 0 && tuned > 0 ? tuned / pt->us[k] : 0.0,
+                t < 0 || c->a[t].is_previous ? "0 (tuned's decision)" : c->a[t].name,
+                pt->refined ? "bisection" : "coarse");
+    }
+}
+
+static void md_all_times(FILE *f, const coll_state_t *c)
+{
+    char b[32];
+    fprintf(f, "| bytes |");
+    for (int k = 0; k < c->na; k++) {
+        fprintf(f, " %s |", c->a[k].is_previous ? "previous (tuned default)" : c->a[k].name);
+    }
+    fprintf(f, "\n|---:|");
+    for (int k = 0; k < c->na; k++) {
+        fprintf(f, "---:|");
+    }
+    for (int i = 0; i < c->npts; i++) {
+        const point_t *pt = &c->pts[i];
+        int best = fastest(c, pt, 0);
+        fprintf(f, "\n| %s |", fmt_bytes(pt->bytes, b, 32));
+        for (int k = 0; k < c->na; k++) {
+            if (!measured(pt, k)) {
+                fprintf(f, " - |");
+                continue;
+            }
+            fprintf(f, " %s%.2f%s", k == best ? "**" : "", pt->us[k], k == best ? "**" : "");
+            if (pt->seg[k] > 0) {
+                fprintf(f, " (seg %s)", fmt_bytes(pt->seg[k], b, 32));
+            }
+            fprintf(f, " |");
+        }
+    }
+    fprintf(f, "\n\nBold: fastest at that size. Not measured (-):\n\n");
+    int any = 0;
+    for (int k = 0; k < c->na; k++) {
+        const char *why = NULL;
+        int n = 0;
+        for (int i = 0; i < c->npts; i++) {
+            why = NULL != c->pts[i].skip[k] ? c->pts[i].skip[k] : why;
+            n += NULL != c->pts[i].skip[k];
+        }
+        if (n > 0) {
+            fprintf(f, "- %s at %d of %d sizes (%s)\n", c->a[k].name, n, c->npts, why);
+            any = 1;
+        }
+    }
+    fprintf(f, "%s", any ? "" : "- nothing: every algorithm ran at every size\n");
+}
+
+static void md_segments(FILE *f, const coll_state_t *c)
+{
+    char b[32];
+    int any = 0;
+    for (int i = 0; i < c->npts; i++) {
+        const point_t *pt = &c->pts[i];
+        for (int k = 0; k < c->na; k++) {
+            if (pt->seg[k] <= 0) {
+                continue;
+            }
+            if (!any) {
+                fprintf(f, "\n### Segment size search (hill climbing on coll_rabred_segment_size)"
+                           "\n\n| bytes | algorithm | tried (segment: us) | kept |\n"
+                           "|---:|---|---|---:|\n");
+                any = 1;
+            }
+            fprintf(f, "| %s | %s |", fmt_bytes(pt->bytes, b, 32), c->a[k].name);
+            for (int t = 0, first = 1; t < pt->ntries; t++) {
+                if (pt->tries[t].alg == k) {
+                    fprintf(f, "%s %s: %.2f", first ? "" : ",",
+                            fmt_bytes(pt->tries[t].seg, b, 32), pt->tries[t].us);
+                    first = 0;
+                }
+            }
+            fprintf(f, " | %s |\n", fmt_bytes(pt->seg[k], b, 32));
+        }
+    }
+}
+
+static int body_speedup(FILE *f, void *ctx)
+{
+    const report_t *rep = ctx;
+    fprintf(f, "# rabred-tune results\n\n");
+    header_common(f, "- ");
+    fprintf(f, "- times: microseconds per call of the slowest rank; \"tuned default\" is "
+               "\"previous\"; speedup = tuned default / chosen\n"
+               "- sizes: coarse grid every %dx from %lld B to %lld B, bisected in powers of two "
+               "where the winner changes (\"bisection\"); times within %.0f%% count as equal\n"
+               "- chosen: the algorithm rules.txt uses from this size up to the next measured "
+               "size (the fastest, or the previous size's choice while within the margin)\n",
+            g.opt.coarse, (long long)g.opt.min_bytes, (long long)g.opt.max_bytes,
+            g.opt.margin * 100);
+    for (int i = 0; i < rep->n; i++) {
+        const coll_state_t *c = rep->colls[i];
+        fprintf(f, "\n## %s%s, p = %d\n\n", c->mpi_name,
+                RABRED_COLL_REDUCE == c->coll ? " (root 0)" : "", g.size);
+        md_summary(f, c);
+        fprintf(f, "\n### All measured times (us)\n\n");
+        md_all_times(f, c);
+        md_segments(f, c);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+/* Creates the output directory if needed and proves it writable before
+ * minutes of measuring.  Rank 0 only; 0 or -1 (reported). */
+static int check_out_dir(void)
+{
+    struct stat st;
+    const char *dir = g.opt.out_dir;
+    if (0 != mkdir(dir, 0777) && EEXIST != errno) {
+        fprintf(stderr, PROG ": error: cannot create --out directory %s: %s\n", dir,
+                strerror(errno));
+        return -1;
+    }
+    if (0 != stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, PROG ": error: --out %s is not a directory\n", dir);
+        return -1;
+    }
+    char probe[4200];
+    snprintf(probe, sizeof(probe), "%s/.rabred-tune-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        fprintf(stderr, PROG ": error: cannot write in --out directory %s: %s\n", dir,
+                strerror(errno));
+        return -1;
+    }
+    close(fd);
+    remove(probe);
+    return 0;
+}
+
+static char *join_args(int argc, char **argv)
+{
+    size_t len = 1;
+    for (int i = 0; i < argc; i++) {
+        len += strlen(argv[i]) + 1;
+    }
+    char *s = calloc(len, 1);
+    for (int i = 0; NULL != s && i < argc; i++) {
+        strcat(s, i ? " " : "");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+/* Is "previous" coll/tuned?  With no coll list Open MPI selects by priority,
+ * and coll/tuned is normally next below rabred. */
+static int previous_is_tuned(const char *list)
+{
+    if ('\0' == list[0]) {
+        return 1;
+    }
+    return '^' == list[0] ? NULL == strstr(list, "tuned") : NULL != strstr(list, "tuned");
+}
+
+static void setup(int argc, char **argv)
+{
+    int provided, ok = 0;
+    g.cmdline = join_args(argc, argv);
+    if (0 == g.rank) {
+        ok = 0 == check_out_dir();
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        MPI_Finalize();
+        exit(EXIT_FAIL);
+    }
+    if (MPI_SUCCESS != MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) ||
+        MPI_SUCCESS != MPI_T_pvar_session_create(&g.session)) {
+        fail_all(EXIT_FAIL, "MPI_T initialisation failed");
+    }
+    read_coll_list();
+    g.prev_is_tuned = previous_is_tuned(g.coll_list);
+    open_segment_cvar();
+    size_t bytes = (size_t)g.opt.max_bytes;
+    g.sbuf = malloc(bytes);
+    g.rbuf = malloc(bytes);
+    if (!all_true(NULL != g.sbuf && NULL != g.rbuf)) {
+        fail_all(EXIT_FAIL, "out of memory for two buffers of %lld bytes per rank",
+                 (long long)g.opt.max_bytes);
+    }
+    fill_input(g.opt.max_bytes / ELEM);
+    g.op = MPI_SUM;
+    if (g.opt.noncommutative && MPI_SUCCESS != MPI_Op_create(noncommutative_sum, 0, &g.op)) {
+        fail_all(EXIT_FAIL, "MPI_Op_create failed");
+    }
+    g.tty = isatty(STDERR_FILENO);
+}
+
+static void announce(const report_t *rep)
+{
+    char lo[32], hi[32];
+    if (0 != g.rank || g.opt.quiet) {
+        return;
+    }
+    fprintf(stderr, PROG ": p = %d, %s%s, %s .. %s, %d repeats; \"previous\" is %s\n", g.size,
+            rep->n > 1 ? "allreduce and reduce" : rabred_coll_name(rep->colls[0]->coll),
+            g.opt.noncommutative ? " (non-commutative op)" : "",
+            fmt_bytes(g.opt.min_bytes, lo, 32), fmt_bytes(g.opt.max_bytes, hi, 32),
+            g.opt.repeats, g.prev_is_tuned ? "coll/tuned" : "NOT coll/tuned");
+    if (!g.prev_is_tuned) {
+        fprintf(stderr, PROG ": warning: coll list \"%s\" has no tuned: the baseline is not "
+                "tuned's default (use --mca coll rabred,tuned,basic,libnbc)\n", g.coll_list);
+    }
+}
+
+static int write_outputs(report_t *rep)
+{
+    int ok = 0;
+    if (0 == g.rank) {
+        if (g.tty && !g.opt.quiet) {
+            fputc('\n', stderr);
+        }
+        ok = 0 == write_file("rules.txt", body_named, rep) &&
+             0 == write_file("rules-tuned.txt", body_classic, rep) &&
+             0 == write_file("speedup.md", body_speedup, rep);
+        if (ok && !g.opt.quiet) {
+            fprintf(stderr, PROG ": wrote %s/rules.txt, rules-tuned.txt and speedup.md in "
+                    "%.0f s\n", g.opt.out_dir, MPI_Wtime() - g.t_start);
+        }
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    static coll_state_t colls[RABRED_NCOLLS];
+    report_t rep = {{NULL, NULL}, 0};
+    int64_t sizes[MAX_POINTS];
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g.size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = parse_args(argc, argv, &g.opt);
+    if (0 != rc || g.opt.help) {
+        if (0 == rc && 0 == g.rank) {
+            usage(stdout);
+        }
+        MPI_Finalize();
+        return rc;
+    }
+    setup(argc, argv);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        if (g.opt.do_coll[coll]) {
+            coll_state_t *c = &colls[coll];
+            c->coll = (rabred_coll_t)coll;
+            c->mpi_name = RABRED_COLL_ALLREDUCE == coll ? "MPI_Allreduce" : "MPI_Reduce";
+            open_coll(c);
+            rep.colls[rep.n++] = c;
+            g.planned += coarse_sizes(sizes);
+        }
+    }
+    announce(&rep);
+    g.t_start = MPI_Wtime();
+    for (int i = 0; i < rep.n; i++) {
+        tune_coll(rep.colls[i]);
+    }
+    int ok = write_outputs(&rep);
+
+    /* Leave rabred as it was found, for whatever runs next in this process. */
+    for (int i = 0; i < rep.n; i++) {
+        cvar_write(rep.colls[i]->cvar, rep.colls[i]->orig_value, "the algorithm");
+        MPI_T_cvar_handle_free(&rep.colls[i]->cvar);
+    }
+    if (g.have_seg_cvar) {
+        cvar_write(g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
+        MPI_T_cvar_handle_free(&g.seg_cvar);
+    }
+    if (MPI_SUM != g.op) {
+        MPI_Op_free(&g.op);
+    }
+    MPI_T_pvar_session_free(&g.session);
+    MPI_T_finalize();
+    free(g.sbuf);
+    free(g.rbuf);
+    free(g.cmdline);
+    MPI_Finalize();
+    return ok ? 0 : EXIT_FAIL;
+}
