@@ -154,6 +154,7 @@ static struct {
     int rank, size;
     options_t opt;
     double *sbuf, *rbuf;
+    double *gathered;         /* p values gathered to rank 0 */
     MPI_Op op;
     MPI_T_pvar_session session;
     int have_seg_cvar;
@@ -674,11 +675,12 @@ static void fill_input(int64_t count)
 /* Every rank's flag to rank 0, which ANDs them and broadcasts the answer. */
 static int all_true(int mine)
 {
-    int flags[g.size], all = 1;
-    MPI_Gather(&mine, 1, MPI_INT, flags, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    double flag = mine ? 1.0 : 0.0;
+    int all = 1;
+    MPI_Gather(&flag, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (0 == g.rank) {
         for (int r = 0; r < g.size; r++) {
-            all &= 0 != flags[r];
+            all &= 0.0 != g.gathered[r];
         }
     }
     MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -747,7 +749,7 @@ static void select_variant(const coll_state_t *c, const variant_t *v)
 /* Seconds per call of the slowest rank, on rank 0 (0 elsewhere). */
 static double time_calls(const coll_state_t *c, int count, int iters)
 {
-    double all[g.size], max = 0;
+    double max = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
@@ -756,9 +758,9 @@ static double time_calls(const coll_state_t *c, int count, int iters)
         }
     }
     double t = (MPI_Wtime() - t0) / iters;
-    MPI_Gather(&t, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&t, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     for (int r = 0; 0 == g.rank && r < g.size; r++) {
-        max = all[r] > max ? all[r] : max;
+        max = g.gathered[r] > max ? g.gathered[r] : max;
     }
     return max;
 }
@@ -1491,8 +1493,9 @@ static void setup(int argc, char **argv)
 {
     int provided, ok = 0;
     g.cmdline = join_args(argc, argv);
+    g.gathered = malloc((size_t)g.size * sizeof(double));
     if (0 == g.rank) {
-        ok = 0 == check_out_dir();
+        ok = NULL != g.gathered && 0 == check_out_dir();
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
@@ -1609,6 +1612,7 @@ int main(int argc, char **argv)
     MPI_T_finalize();
     free(g.sbuf);
     free(g.rbuf);
+    free(g.gathered);
     free(g.cmdline);
     MPI_Finalize();
     return ok ? 0 : EXIT_FAIL;
