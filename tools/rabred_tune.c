@@ -1413,15 +1413,16 @@ static void md_segments(FILE *f, const coll_state_t *c)
 static int body_speedup(FILE *f, void *ctx)
 {
     const report_t *rep = ctx;
+    char lo[32], hi[32];
     fprintf(f, "# rabred-tune results\n\n");
     header_common(f, "- ");
     fprintf(f, "- times: microseconds per call of the slowest rank; \"tuned default\" is "
                "\"previous\"; speedup = tuned default / chosen\n"
-               "- sizes: coarse grid every %dx from %lld B to %lld B, bisected in powers of two "
+               "- sizes: coarse grid every %dx from %s to %s, bisected in powers of two "
                "where the winner changes (\"bisection\"); times within %.0f%% count as equal\n"
                "- chosen: the algorithm rules.txt uses from this size up to the next measured "
                "size (the fastest, or the previous size's choice while within the margin)\n",
-            g.opt.coarse, (long long)g.opt.min_bytes, (long long)g.opt.max_bytes,
+            g.opt.coarse, fmt_bytes(g.opt.min_bytes, lo, 32), fmt_bytes(g.opt.max_bytes, hi, 32),
             g.opt.margin * 100);
     for (int i = 0; i < rep->n; i++) {
         const coll_state_t *c = rep->colls[i];
