@@ -788,7 +788,7 @@ static int calibrate(const coll_state_t *c, int count)
 
 /* Measures nv variants at one size: each is checked and calibrated, then
  * timed in `repeats` interleaved rounds; round r starts at variant r, so no
- * variant always runs first or after the same neighbour.  us[k] gets rank 0's
+ * variant always runs first (right after the switch).  us[k] gets rank 0's
  * median in microseconds per call (broadcast: every rank holds the same
  * bits), or -1 when rabred did not serve the variant with its algorithm. */
 static void measure(const coll_state_t *c, int count, const variant_t *v, int nv, double *us)
