@@ -68,4 +68,11 @@ void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamm
 int rabred_simulate(const rabred_sim_call_t *call, const rabred_sim_model_t *model,
                     rabred_sim_result_t *res);
 
+/* The same call priced under nmodels models (res[k] for models[k]): the
+ * plans are built and checked once, and the data checks of full mode run
+ * once (they do not depend on the timing); every res[k].ok is the same.
+ * The cost tests price each alpha, beta and gamma term this way. */
+int rabred_simulate_models(const rabred_sim_call_t *call, const rabred_sim_model_t *models,
+                           int nmodels, rabred_sim_result_t *res);
+
 #endif /* RABRED_SIM_H */
