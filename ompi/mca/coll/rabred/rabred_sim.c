@@ -110,31 +110,54 @@ static int runs_extract(const runs_t *b, int64_t off, int64_t len, runs_t *out)
     return RABRED_OK;
 }
 
-/* Replace [off, off+len) of *b (total length total) by src (relative). */
+/* Replace [off, off+len) of *b (total length total) by src (relative), in
+ * place: only the runs after the range move, and only when their number
+ * changes, so a store costs O(lg runs + src runs) in the common case (the
+ * neighbour ring keeps p runs in ACC and rewrites one at a time).  scratch
+ * holds the new runs on the way. */
 static int runs_store(runs_t *b, int64_t total, int64_t off, int64_t len, const runs_t *src,
                       runs_t *scratch)
 {
+    int i = run_at(b, off), rc = RABRED_OK;
+    int first = b->runs[i].start < off ? i + 1 : i, last = b->n; /* runs [first, last) go */
     scratch->n = 0;
-    int rc = RABRED_OK, i;
-    for (i = 0; i < b->n && b->runs[i].start < off && RABRED_OK == rc; i++) {
-        rc = runs_push(scratch, b->runs[i].start, b->runs[i].c);
-    }
     for (int k = 0; k < src->n && RABRED_OK == rc; k++) {
         rc = runs_push(scratch, off + src->runs[k].start, src->runs[k].c);
     }
-    if (off + len < total && RABRED_OK == rc) {
+    if (off + len < total && RABRED_OK == rc) { /* the rest of the run holding off + len */
         int j = run_at(b, off + len);
         rc = runs_push(scratch, off + len, b->runs[j].c);
-        for (j = j + 1; j < b->n && RABRED_OK == rc; j++) {
-            rc = runs_push(scratch, b->runs[j].start, b->runs[j].c);
+        last = j + 1;
+    }
+    if (RABRED_OK != rc) {
+        return rc;
+    }
+    /* merge equal neighbours where the new runs meet the kept ones */
+    const run_t *add = scratch->runs;
+    int nadd = scratch->n;
+    if (nadd > 0 && first > 0 && same(b->runs[first - 1].c, add[0].c)) {
+        add++;
+        nadd--;
+    }
+    if (last < b->n && (nadd > 0 ? same(add[nadd - 1].c, b->runs[last].c)
+                                 : first > 0 && same(b->runs[first - 1].c, b->runs[last].c))) {
+        last++;
+    }
+    int n = b->n - (last - first) + nadd;
+    if (n > b->cap) {
+        run_t *grown = realloc(b->runs, (size_t)n * 2 * sizeof(run_t));
+        if (NULL == grown) {
+            return RABRED_ERR_NOMEM;
         }
+        b->runs = grown;
+        b->cap = n * 2;
     }
-    if (RABRED_OK == rc) {
-        runs_t t = *b;
-        *b = *scratch;
-        *scratch = t;
+    if (last != first + nadd) {
+        memmove(&b->runs[first + nadd], &b->runs[last], (size_t)(b->n - last) * sizeof(run_t));
     }
-    return rc;
+    memcpy(&b->runs[first], add, (size_t)nadd * sizeof(run_t));
+    b->n = n;
+    return RABRED_OK;
 }
 
 /* out = first (op) second, elementwise; both cover [0, len). */
