@@ -1,56 +1,116 @@
 /*
- * rabred_bench: MPI_Allreduce and MPI_Reduce latency, side by side, of
- *   - "previous": the coll component below rabred (Open MPI's stock coll/tuned
- *     decision when run with --mca coll rabred,tuned,basic,libnbc),
- *   - "auto":     rabred's own choice,
- *   - every rabred algorithm, forced,
- * for MPI_DOUBLE / MPI_SUM, 8 B to 4 MiB, in one run.
+ * rabred_bench: MPI_Allreduce and MPI_Reduce, OSU style (per message size:
+ * average, minimum and maximum over ranks of each rank's mean time per
+ * call), for every algorithm side by side in one run:
+ *
+ *   - "tuned:default": the coll component below rabred (Open MPI's stock
+ *     coll/tuned decision when run with --mca coll rabred,tuned,basic,libnbc;
+ *     "previous" when coll/tuned is not loaded),
+ *   - "rabred:auto":   rabred's own choice,
+ *   - "rabred:ALG":    every rabred algorithm, forced,
+ *   - "tuned:ALG":     every coll/tuned algorithm, forced (needs
+ *                      --mca coll_tuned_use_dynamic_rules 1, see below),
+ *
+ * for MPI_DOUBLE / MPI_SUM, 8 B to 16 MiB by default.
+ *
+ * Arrival patterns (seed 004, Fig. 9).  --mode balanced: every iteration is
+ * a barrier followed by one timed call (osu_allreduce does the same).
+ * --mode one-late: after the barrier one rank (--late-rank, default 0)
+ * sleeps --max-delay ms before its call.  --mode rand-late: after the
+ * barrier every rank sleeps a uniform random time in [0, max-delay]; the
+ * delays come from a counter-based generator of (--seed, rank, round,
+ * iteration), so every rank draws a different delay per iteration, every
+ * run with the same seed sees the same arrival patterns, and every variant
+ * sees exactly the same patterns.  Each rank's clock starts after its own
+ * delay ("arrival") and stops when its call returns ("exit"): the time is
+ * seed 004's elapsed time e_i = f_i - a_i, so the delay itself is never
+ * counted, and the table's "avg" is seed 004's average elapsed time
+ * (averaged over ranks and iterations).  Ranks resynchronise with a barrier
+ * before every iteration, so one iteration's lateness never leaks into the
+ * next.
  *
  * Why one run, interleaved and repeated: machine noise (other jobs, clock
  * frequency, page cache) drifts over seconds.  Measuring all variants of one
  * size back to back, for several rounds with a rotating start, and reporting
  * the median, exposes every variant to the same conditions.
  *
- * How variants are switched: rabred registers coll_rabred_allreduce_algorithm
- * and coll_rabred_reduce_algorithm as enum MCA parameters, which Open MPI
- * exposes as MPI_T control variables.  The enum items (names and values) are
- * read at run time, so the bench never repeats the algorithm table.  Every
- * rank writes the same value, then a barrier, so no collective call ever
- * mixes algorithms across ranks.
+ * How variants are switched.  rabred registers coll_rabred_allreduce_algorithm
+ * and coll_rabred_reduce_algorithm as settable enum MCA parameters, which
+ * Open MPI exposes as MPI_T control variables, read by rabred on every call:
+ * the bench writes them between calls (the enum items are read at run time,
+ * so the bench never repeats rabred's algorithm table).  coll/tuned is
+ * different (verified on Open MPI 4.1.4 with a library interposed on
+ * ompi_coll_base_allreduce_intra_*): coll_tuned_allreduce_algorithm and
+ * coll_tuned_reduce_algorithm are settable, but coll/tuned copies them into
+ * its module when a communicator is created (ompi_coll_tuned_forced_getvalues
+ * at module enable), and only installs its forced/dynamic decision at all
+ * when coll_tuned_use_dynamic_rules is true at MPI_Init.  A write therefore
+ * does nothing to MPI_COMM_WORLD but fixes the algorithm of every
+ * communicator created afterwards.  So for each tuned algorithm the bench
+ * writes the cvar and duplicates MPI_COMM_WORLD; that communicator runs that
+ * algorithm with tuned's default segment size and fanouts for forced
+ * algorithms (0 = no segmentation, fanout 4), exactly what
+ * --mca coll_tuned_allreduce_algorithm N gives.  rabred is set to "previous"
+ * while a tuned variant runs.  With use_dynamic_rules true and no forced
+ * algorithm coll/tuned falls back to its fixed decision, so "tuned:default"
+ * is unchanged.  Every rank writes the same value, then a barrier, so no
+ * collective call ever mixes algorithms across ranks.
  *
- * Every variant's result is checked on every size before it is timed; a
- * wrong result aborts the run, since a fast wrong answer is not a result.
+ * Every call's result is checked (outside the timed region; the receive
+ * buffer is poisoned before each call); a wrong result aborts the run,
+ * since a fast wrong answer is not a result.
  *
- * Usage: rabred_bench [-r rounds] [-t target_ms] [-m max_bytes]
- *                     [-c allreduce|reduce|both]
+ * Output: markdown tables on stdout (rank 0) and, with --csv FILE, one CSV
+ * line per variant, size and round (bench/compare/ reads them).
+ *
+ * Usage: rabred_bench --help
  */
 #include <mpi.h>
 
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-enum { MAX_VARIANTS = 32, NAME_LEN = 128, MAX_SIZES = 32 };
+enum { MAX_VARIANTS = 48, NAME_LEN = 128, MAX_SIZES = 64, MAX_ROUNDS = 101 };
 
-/* Iteration bounds per measurement: at least 3 so one outlier cannot be the
- * whole sample; at most 10^6 so an absurd calibration cannot hang a run. */
-enum { MIN_ITERS = 3, MAX_ITERS = 1000000 };
+/* Iterations per measurement: calibrated to about --target ms, at least
+ * one (a 16 MiB allreduce over 100 Mbit/s takes seconds, and the rounds
+ * give the repeats), at most 10^6 so an absurd calibration cannot hang. */
+enum { MIN_ITERS = 1, MAX_ITERS = 1000000 };
 
 typedef enum { COLL_ALLREDUCE, COLL_REDUCE } coll_kind_t;
+typedef enum { MODE_BALANCED, MODE_ONE_LATE, MODE_RAND_LATE } arrival_mode_t;
+typedef enum { FAMILY_TUNED, FAMILY_RABRED } family_t;
+/* Why a variant has no measurement at a size (see skip_slow_variants). */
+typedef enum { RUN_OK, RUN_SKIPPED, RUN_PREDICTED } run_state_t;
 
 typedef struct {
-    int value;               /* enum value written to the cvar */
-    char name[NAME_LEN];     /* enum item name, e.g. "rabenseifner" */
+    char name[NAME_LEN];     /* "tuned:default", "rabred:auto", "rabred:ring" */
+    family_t family;
+    int rabred_value;        /* written to the rabred cvar before each call */
+    MPI_Comm comm;           /* MPI_COMM_WORLD, or a dup with tuned forced */
+    int fixed;               /* tuned:default and rabred:auto: never skipped */
     int iters;               /* calibrated iterations for the current size */
+    double est_s;            /* wall seconds per iteration at the current size */
+    double prev_est_s;       /* the same at the previous size (0: none) */
+    size_t prev_bytes;
+    run_state_t state;
 } variant_t;
 
-/* One collective under test and the cvar that selects its algorithm.
- * Variants are ordered: previous, auto, then the algorithms in enum order. */
+/* One collective under test, its variants and the cvars that select them.
+ * Variants are ordered: tuned:default, rabred:auto, rabred algorithms,
+ * tuned algorithms. */
 typedef struct {
     coll_kind_t kind;
     const char *label;
-    const char *cvar_name;
+    const char *rabred_cvar;
+    const char *tuned_cvar;
     MPI_T_cvar_handle handle;
+    int previous_value;
     variant_t v[MAX_VARIANTS];
     int nv;
 } coll_t;
@@ -58,12 +118,31 @@ typedef struct {
 typedef struct {
     int rounds;
     double target_s;         /* wanted duration of one measurement */
-    size_t max_bytes;
-    int run_allreduce;
-    int run_reduce;
+    int fixed_iters;         /* -i: iterations per measurement (0: calibrate) */
+    size_t min_bytes, max_bytes;
+    size_t list[MAX_SIZES];  /* -s: explicit sizes */
+    int nlist;
+    int run_allreduce, run_reduce;
+    arrival_mode_t mode;
+    double max_delay_s;
+    int late_rank;
+    uint64_t seed;
+    double skip_factor;      /* 0: never skip */
+    double skip_min_s;
+    const char *csv_path;
+    const char *only;        /* comma-separated variant names, or NULL */
 } options_t;
 
+typedef struct {             /* one measurement: over ranks, seconds per call */
+    double avg, min, max;
+    double wall_s;           /* loop wall time of the slowest rank */
+} sample_t;
+
 static int g_rank, g_size;
+static FILE *g_csv;
+static int g_tuned_loaded, g_tuned_dynamic;
+
+/* ---- errors and options ------------------------------------------------ */
 
 /* Leave cleanly on a setup error that every rank detects identically. */
 static void fail_all(const char *msg, const char *detail)
@@ -77,158 +156,445 @@ static void fail_all(const char *msg, const char *detail)
     exit(1);
 }
 
-static void usage_exit(void)
+static void usage_exit(int status)
 {
     if (0 == g_rank) {
-        fprintf(stderr, "usage: rabred_bench [-r rounds] [-t target_ms] "
-                        "[-m max_bytes] [-c allreduce|reduce|both]\n");
+        fprintf(status ? stderr : stdout,
+"usage: rabred_bench [options]\n"
+"  -n MIN, -m MAX      sizes in bytes: 8 and 16*4^k within [MIN, MAX]\n"
+"                      (default 8 .. 16M; K, M, G suffixes; -m MIN:MAX too)\n"
+"  -s LIST             explicit sizes instead, e.g. 8,64K,1M,4M\n"
+"  -c allreduce|reduce|both   (default both)\n"
+"  -r ROUNDS           interleaved rounds, median reported (default 5)\n"
+"  -t MS               target duration of one measurement (default 20)\n"
+"  -i ITERS            fixed iterations per measurement (default: calibrate)\n"
+"  --mode balanced|one-late|rand-late   arrival pattern (seed 004)\n"
+"  --max-delay MS      delay of the late rank / bound of random delays\n"
+"  --late-rank R       the late rank in one-late mode (default 0)\n"
+"  --seed S            seed of the rand-late delays (default 4)\n"
+"  --variants LIST     only these variants (e.g. tuned:default,rabred:auto,\n"
+"                      tuned:ring); tuned:default and rabred:auto always run\n"
+"  --skip-factor F     do not time variants more than F times slower than\n"
+"                      the fastest of their family (tuned / rabred) at a\n"
+"                      size, when slower than --skip-min-ms (default 0: off)\n"
+"  --skip-min-ms MS    (default 100)\n"
+"  --csv FILE          one CSV line per variant, size and round\n");
     }
     MPI_Finalize();
-    exit(1);
+    exit(status);
 }
 
-static long parse_long(const char *s, long lo, long hi)
+/* A non-negative number with an optional K, M or G suffix (powers of 1024). */
+static long parse_size(const char *s, long lo, long hi)
 {
     char *end;
+    errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || '\0' != *end || v < lo || v > hi) {
-        usage_exit();
+    if (end == s || v < 0 || ERANGE == errno) {
+        usage_exit(1);
+    }
+    int shift = 0;
+    switch (*end) {
+    case 'K': case 'k': shift = 10; end++; break;
+    case 'M': case 'm': shift = 20; end++; break;
+    case 'G': case 'g': shift = 30; end++; break;
+    default: break;
+    }
+    if ('\0' != *end || v > (hi >> shift)) {
+        usage_exit(1);
+    }
+    v <<= shift;
+    if (v < lo) {
+        usage_exit(1);
     }
     return v;
 }
 
+static double parse_double(const char *s, double lo, double hi)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || '\0' != *end || !(v >= lo && v <= hi)) {
+        usage_exit(1);
+    }
+    return v;
+}
+
+static void parse_size_list(options_t *o, const char *arg)
+{
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", arg);
+    o->nlist = 0;
+    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+        if (o->nlist == MAX_SIZES) {
+            usage_exit(1);
+        }
+        o->list[o->nlist++] = (size_t) parse_size(tok, 8, 1L << 30);
+    }
+}
+
+static arrival_mode_t parse_mode(const char *s)
+{
+    if (0 == strcmp(s, "balanced")) {
+        return MODE_BALANCED;
+    } else if (0 == strcmp(s, "one-late")) {
+        return MODE_ONE_LATE;
+    } else if (0 == strcmp(s, "rand-late")) {
+        return MODE_RAND_LATE;
+    }
+    usage_exit(1);
+    return MODE_BALANCED;
+}
+
+static void parse_option(options_t *o, const char *opt, const char *val)
+{
+    if (0 == strcmp(opt, "-r")) {
+        o->rounds = (int) parse_size(val, 1, MAX_ROUNDS);
+    } else if (0 == strcmp(opt, "-t")) {
+        o->target_s = parse_double(val, 0.001, 1e6) / 1e3;
+    } else if (0 == strcmp(opt, "-i")) {
+        o->fixed_iters = (int) parse_size(val, 1, MAX_ITERS);
+    } else if (0 == strcmp(opt, "-n")) {
+        o->min_bytes = (size_t) parse_size(val, 8, 1L << 30);
+    } else if (0 == strcmp(opt, "-m")) {
+        const char *colon = strchr(val, ':');
+        if (colon) {           /* osu style MIN:MAX */
+            char lo[64];
+            snprintf(lo, sizeof(lo), "%.*s", (int) (colon - val), val);
+            o->min_bytes = (size_t) parse_size(lo, 8, 1L << 30);
+            val = colon + 1;
+        }
+        o->max_bytes = (size_t) parse_size(val, 8, 1L << 30);
+    } else if (0 == strcmp(opt, "-s")) {
+        parse_size_list(o, val);
+    } else if (0 == strcmp(opt, "-c")) {
+        if (strcmp(val, "reduce") && strcmp(val, "allreduce") && strcmp(val, "both")) {
+            usage_exit(1);
+        }
+        o->run_allreduce = 0 != strcmp(val, "reduce");
+        o->run_reduce = 0 != strcmp(val, "allreduce");
+    } else if (0 == strcmp(opt, "--mode")) {
+        o->mode = parse_mode(val);
+    } else if (0 == strcmp(opt, "--max-delay")) {
+        o->max_delay_s = parse_double(val, 0, 1e5) / 1e3;
+    } else if (0 == strcmp(opt, "--late-rank")) {
+        o->late_rank = (int) parse_size(val, 0, 1 << 30);
+    } else if (0 == strcmp(opt, "--seed")) {
+        o->seed = (uint64_t) parse_size(val, 0, 1L << 62);
+    } else if (0 == strcmp(opt, "--variants")) {
+        o->only = val;
+    } else if (0 == strcmp(opt, "--skip-factor")) {
+        o->skip_factor = parse_double(val, 0, 1e9);
+    } else if (0 == strcmp(opt, "--skip-min-ms")) {
+        o->skip_min_s = parse_double(val, 0, 1e9) / 1e3;
+    } else if (0 == strcmp(opt, "--csv")) {
+        o->csv_path = val;
+    } else {
+        usage_exit(1);
+    }
+}
+
 static options_t parse_options(int argc, char **argv)
 {
-    options_t o = { 5, 0.020, (size_t) 4 << 20, 1, 1 };
+    options_t o;
+    memset(&o, 0, sizeof(o));
+    o.rounds = 5;
+    o.target_s = 0.020;
+    o.min_bytes = 8;
+    o.max_bytes = (size_t) 16 << 20;
+    o.run_allreduce = o.run_reduce = 1;
+    o.mode = MODE_BALANCED;
+    o.seed = 4;
+    o.skip_min_s = 0.1;
     for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "-h") || 0 == strcmp(argv[i], "--help")) {
+            usage_exit(0);
+        }
         if (i + 1 >= argc) {
-            usage_exit();
+            usage_exit(1);
         }
-        const char *val = argv[++i];
-        if (0 == strcmp(argv[i - 1], "-r")) {
-            o.rounds = (int) parse_long(val, 1, 101);
-        } else if (0 == strcmp(argv[i - 1], "-t")) {
-            o.target_s = parse_long(val, 1, 10000) / 1000.0;
-        } else if (0 == strcmp(argv[i - 1], "-m")) {
-            o.max_bytes = (size_t) parse_long(val, 8, 1L << 30);
-        } else if (0 == strcmp(argv[i - 1], "-c")) {
-            o.run_allreduce = 0 != strcmp(val, "reduce");
-            o.run_reduce = 0 != strcmp(val, "allreduce");
-            if (strcmp(val, "reduce") && strcmp(val, "allreduce") && strcmp(val, "both")) {
-                usage_exit();
-            }
-        } else {
-            usage_exit();
+        parse_option(&o, argv[i], argv[i + 1]);
+        i++;
+    }
+    if (o.min_bytes > o.max_bytes || o.late_rank >= g_size
+        || (MODE_BALANCED != o.mode && 0 == o.max_delay_s)) {
+        if (0 == g_rank && MODE_BALANCED != o.mode && 0 == o.max_delay_s) {
+            fprintf(stderr, "rabred_bench: --mode one-late/rand-late needs --max-delay MS > 0\n");
         }
+        usage_exit(1);
     }
     return o;
 }
 
-/* Sizes 8 B, then powers of 4 from 16 B up to max_bytes (4 MiB by default):
- * one double is the latency case, 4 MiB is well into the bandwidth regime. */
-static int make_sizes(size_t max_bytes, size_t *sizes)
+/* Sizes: -s as given, else 8 B and 16 * 4^k, within [min, max]: one double
+ * is the latency case, 16 MiB is deep in the bandwidth regime. */
+static int make_sizes(const options_t *o, size_t *sizes)
 {
     int n = 0;
-    sizes[n++] = 8;
-    for (size_t b = 16; b <= max_bytes && n < MAX_SIZES; b *= 4) {
-        sizes[n++] = b;
+    if (o->nlist > 0) {
+        memcpy(sizes, o->list, (size_t) o->nlist * sizeof(sizes[0]));
+        return o->nlist;
+    }
+    if (o->min_bytes <= 8) {
+        sizes[n++] = 8;
+    }
+    for (size_t b = 16; b <= o->max_bytes && n < MAX_SIZES; b *= 4) {
+        if (b >= o->min_bytes) {
+            sizes[n++] = b;
+        }
     }
     return n;
 }
 
-/* ---- MPI_T: discover the algorithm enum and switch it ------------------ */
-
-static void add_variant(coll_t *c, int pos, int value, const char *name)
+static size_t largest(const size_t *sizes, int n)
 {
-    memmove(&c->v[pos + 1], &c->v[pos], (size_t) (c->nv - pos) * sizeof(c->v[0]));
-    c->v[pos].value = value;
-    snprintf(c->v[pos].name, NAME_LEN, "%s", name);
-    c->nv++;
+    size_t m = 0;
+    for (int i = 0; i < n; i++) {
+        m = sizes[i] > m ? sizes[i] : m;
+    }
+    return m;
 }
 
-/* Reads the enum items; "previous" goes first and "auto" second so the
- * table's first columns are the baseline and rabred's default. */
-static void load_variants(coll_t *c, MPI_T_enum et)
-{
-    int nitems, len = NAME_LEN, have_prev = 0, have_auto = 0;
-    char ename[NAME_LEN];
-    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
-        fail_all("MPI_T_enum_get_info failed for", c->cvar_name);
-    }
-    c->nv = 0;
-    for (int i = 0; i < nitems && c->nv < MAX_VARIANTS; i++) {
-        char name[NAME_LEN];
-        int value;
-        len = NAME_LEN;
-        if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &value, name, &len)) {
-            fail_all("MPI_T_enum_get_item failed for", c->cvar_name);
-        }
-        if (0 == strcmp(name, "previous")) {
-            add_variant(c, 0, value, name);
-            have_prev = 1;
-        } else if (0 == strcmp(name, "auto")) {
-            add_variant(c, have_prev, value, name);
-            have_auto = 1;
-        } else {
-            add_variant(c, c->nv, value, name);
-        }
-    }
-    if (!have_prev || !have_auto) {
-        fail_all("enum items \"previous\" and \"auto\" are required in", c->cvar_name);
-    }
-}
+/* ---- MPI_T: discover the algorithm enums ------------------------------- */
 
-static void open_cvar(coll_t *c)
+/* Index, enum and handle of an integer enum cvar; 0 when it does not exist
+ * (a component that is not loaded registers nothing). */
+static int find_enum_cvar(const char *cvar, MPI_T_enum *et, MPI_T_cvar_handle *h)
 {
     int idx, len = NAME_LEN, dlen = 0, verb, bind, scope, count;
     char name[NAME_LEN];
     MPI_Datatype dt;
-    MPI_T_enum et;
 
-    if (MPI_SUCCESS != MPI_T_cvar_get_index(c->cvar_name, &idx)) {
-        fail_all("control variable not found (is the rabred component loaded? "
-                 "run through scripts/mpirun-rabred.sh, or pass "
-                 "--mca coll rabred,tuned,basic,libnbc with rabred on "
-                 "mca_base_component_path)", c->cvar_name);
+    if (MPI_SUCCESS != MPI_T_cvar_get_index(cvar, &idx)) {
+        return 0;
     }
-    if (MPI_SUCCESS != MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, &et,
+    if (MPI_SUCCESS != MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, et,
                                            NULL, &dlen, &bind, &scope)) {
-        fail_all("MPI_T_cvar_get_info failed for", c->cvar_name);
+        fail_all("MPI_T_cvar_get_info failed for", cvar);
     }
-    if (MPI_T_ENUM_NULL == et || MPI_INT != dt) {
-        fail_all("control variable is not an integer enum", c->cvar_name);
+    if (MPI_T_ENUM_NULL == *et || MPI_INT != dt) {
+        fail_all("control variable is not an integer enum", cvar);
     }
     /* Open MPI refuses writes to CONSTANT/READONLY variables and to variables
      * registered without MCA_BASE_VAR_FLAG_SETTABLE. */
     if (MPI_T_SCOPE_CONSTANT == scope || MPI_T_SCOPE_READONLY == scope) {
-        fail_all("control variable is read-only (register it settable)", c->cvar_name);
+        fail_all("control variable is read-only (register it settable)", cvar);
     }
-    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &c->handle, &count) || 1 != count) {
-        fail_all("MPI_T_cvar_handle_alloc failed for", c->cvar_name);
+    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, h, &count) || 1 != count) {
+        fail_all("MPI_T_cvar_handle_alloc failed for", cvar);
     }
-    load_variants(c, et);
+    return 1;
+}
+
+/* Reads an integer (or bool) cvar; returns dflt when it does not exist. */
+static int read_int_cvar(const char *cvar, int dflt)
+{
+    int idx, count, value = dflt;
+    MPI_T_cvar_handle h;
+    if (MPI_SUCCESS != MPI_T_cvar_get_index(cvar, &idx)) {
+        return dflt;
+    }
+    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) || 1 != count
+        || MPI_SUCCESS != MPI_T_cvar_read(h, &value)) {
+        fail_all("cannot read control variable", cvar);
+    }
+    MPI_T_cvar_handle_free(&h);
+    return value;
+}
+
+static void write_cvar(MPI_T_cvar_handle h, const char *cvar, int value)
+{
+    int rc = MPI_T_cvar_write(h, &value);
+    if (MPI_SUCCESS != rc) {
+        fprintf(stderr, "rabred_bench: rank %d: MPI_T_cvar_write(%s = %d) failed "
+                "(error %d; is the variable registered MCA_BASE_VAR_FLAG_SETTABLE?)\n",
+                g_rank, cvar, value, rc);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+static int wanted(const options_t *o, const char *name)
+{
+    if (NULL == o->only) {
+        return 1;
+    }
+    size_t n = strlen(name);
+    for (const char *p = o->only; (p = strstr(p, name)); p += n) {
+        if ((p == o->only || ',' == p[-1]) && (',' == p[n] || '\0' == p[n])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static variant_t *add_variant(coll_t *c, const char *name, family_t fam,
+                              int rabred_value, MPI_Comm comm, int fixed)
+{
+    if (c->nv == MAX_VARIANTS) {
+        fail_all("too many variants for", c->label);
+    }
+    variant_t *v = &c->v[c->nv++];
+    memset(v, 0, sizeof(*v));
+    snprintf(v->name, NAME_LEN, "%s", name);
+    v->family = fam;
+    v->rabred_value = rabred_value;
+    v->comm = comm;
+    v->fixed = fixed;
+    return v;
+}
+
+/* The enum items of rabred's algorithm cvar: "previous" -> tuned:default,
+ * "auto" -> rabred:auto, each algorithm -> rabred:NAME. */
+static void load_rabred_variants(coll_t *c, const options_t *o)
+{
+    MPI_T_enum et;
+    int nitems, len = NAME_LEN, auto_value = -1;
+    char ename[NAME_LEN], name[NAME_LEN], full[NAME_LEN + 8];
+
+    if (!find_enum_cvar(c->rabred_cvar, &et, &c->handle)) {
+        fail_all("control variable not found (is the rabred component loaded? "
+                 "run through scripts/mpirun-rabred.sh, or pass "
+                 "--mca coll rabred,tuned,basic,libnbc with rabred on "
+                 "mca_base_component_path)", c->rabred_cvar);
+    }
+    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
+        fail_all("MPI_T_enum_get_info failed for", c->rabred_cvar);
+    }
+    c->previous_value = -1;
+    for (int pass = 0; pass < 2; pass++) {   /* first the two fixed ones */
+        for (int i = 0; i < nitems; i++) {
+            int value;
+            len = NAME_LEN;
+            if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &value, name, &len)) {
+                fail_all("MPI_T_enum_get_item failed for", c->rabred_cvar);
+            }
+            int is_prev = 0 == strcmp(name, "previous"), is_auto = 0 == strcmp(name, "auto");
+            if (0 == pass && is_prev) {
+                c->previous_value = value;
+            } else if (0 == pass && is_auto) {
+                auto_value = value;
+            } else if (1 == pass && !is_prev && !is_auto) {
+                snprintf(full, sizeof(full), "rabred:%s", name);
+                if (wanted(o, full)) {
+                    add_variant(c, full, FAMILY_RABRED, value, MPI_COMM_WORLD, 0);
+                }
+            }
+        }
+        if (0 == pass) {
+            if (c->previous_value < 0 || auto_value < 0) {
+                fail_all("enum items \"previous\" and \"auto\" are required in", c->rabred_cvar);
+            }
+            add_variant(c, g_tuned_loaded ? "tuned:default" : "previous", FAMILY_TUNED,
+                        c->previous_value, MPI_COMM_WORLD, 1);
+            add_variant(c, "rabred:auto", FAMILY_RABRED, auto_value, MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+/* One communicator per coll/tuned algorithm: write the forced-algorithm
+ * cvar, then MPI_Comm_dup (tuned reads the cvar when the communicator is
+ * created; see the header). */
+static void load_tuned_variants(coll_t *c, const options_t *o)
+{
+    MPI_T_enum et;
+    MPI_T_cvar_handle h;
+    int nitems, len = NAME_LEN;
+    char ename[NAME_LEN], name[NAME_LEN], full[NAME_LEN + 8];
+
+    if (!g_tuned_loaded || !g_tuned_dynamic || !find_enum_cvar(c->tuned_cvar, &et, &h)) {
+        return;
+    }
+    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
+        fail_all("MPI_T_enum_get_info failed for", c->tuned_cvar);
+    }
+    for (int i = 0; i < nitems; i++) {
+        int value;
+        len = NAME_LEN;
+        if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &value, name, &len)) {
+            fail_all("MPI_T_enum_get_item failed for", c->tuned_cvar);
+        }
+        snprintf(full, sizeof(full), "tuned:%s", name);
+        if (0 == value || !wanted(o, full)) {   /* 0 is "ignore": the default */
+            continue;
+        }
+        MPI_Comm comm;
+        write_cvar(h, c->tuned_cvar, value);
+        if (MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm)) {
+            fail_all("MPI_Comm_dup failed for", full);
+        }
+        add_variant(c, full, FAMILY_TUNED, c->previous_value, comm, 0);
+    }
+    write_cvar(h, c->tuned_cvar, 0);
+    MPI_T_cvar_handle_free(&h);
 }
 
 static void select_variant(const coll_t *c, const variant_t *v)
 {
-    int rc = MPI_T_cvar_write(c->handle, &v->value);
-    if (MPI_SUCCESS != rc) {
-        fprintf(stderr, "rabred_bench: rank %d: MPI_T_cvar_write(%s = %s) failed "
-                "(error %d; is the variable registered MCA_BASE_VAR_FLAG_SETTABLE?)\n",
-                g_rank, c->cvar_name, v->name, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    write_cvar(c->handle, c->rabred_cvar, v->rabred_value);
     MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void free_variants(coll_t *c)
+{
+    for (int k = 0; k < c->nv; k++) {
+        if (MPI_COMM_WORLD != c->v[k].comm) {
+            MPI_Comm_free(&c->v[k].comm);
+        }
+    }
+    /* Leave rabred on its own choice for whatever runs next. */
+    write_cvar(c->handle, c->rabred_cvar, c->v[1].rabred_value);
+    MPI_T_cvar_handle_free(&c->handle);
+}
+
+/* ---- arrival patterns ---------------------------------------------------- */
+
+/* splitmix64 (Steele, Lea, Flood 2014): a good 64-bit mix of a counter. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+/* This rank's delay before iteration `iter` of round `round` at size
+ * index `sidx`: the same on every run and for every variant. */
+static double delay_s(const options_t *o, int sidx, int round, int iter)
+{
+    switch (o->mode) {
+    case MODE_ONE_LATE:
+        return g_rank == o->late_rank ? o->max_delay_s : 0.0;
+    case MODE_RAND_LATE: {
+        uint64_t h = mix64(o->seed);
+        h = mix64(h ^ (uint64_t) g_rank);
+        h = mix64(h ^ ((uint64_t) sidx << 40 ^ (uint64_t) (round + 1) << 24 ^ (uint64_t) iter));
+        return o->max_delay_s * (double) (h >> 11) * 0x1.0p-53;   /* [0, max] */
+    }
+    default:
+        return 0.0;
+    }
+}
+
+static void sleep_s(double s)
+{
+    if (s <= 0) {
+        return;
+    }
+    struct timespec ts = { (time_t) s, (long) ((s - (double) (time_t) s) * 1e9) };
+    while (0 != clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts)) {
+        /* interrupted: sleep the rest */
+    }
 }
 
 /* ---- the measured operation and its check ------------------------------ */
 
-static void run_coll(const coll_t *c, const double *sbuf, double *rbuf, int count)
+static void run_coll(const coll_t *c, MPI_Comm comm, const double *sbuf,
+                     double *rbuf, int count)
 {
     if (COLL_ALLREDUCE == c->kind) {
-        MPI_Allreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, comm);
     } else {
-        MPI_Reduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+        MPI_Reduce(sbuf, rbuf, count, MPI_DOUBLE, MPI_SUM, 0, comm);
     }
 }
 
@@ -242,14 +608,18 @@ static void fill_input(double *sbuf, int count)
     }
 }
 
-static void verify(const coll_t *c, const variant_t *v, const double *sbuf,
-                   double *rbuf, int count)
+static void poison(const coll_t *c, double *rbuf, int count)
+{
+    if (COLL_ALLREDUCE == c->kind || 0 == g_rank) {
+        for (int i = 0; i < count; i++) {
+            rbuf[i] = -1.0;
+        }
+    }
+}
+
+static void check(const coll_t *c, const variant_t *v, const double *rbuf, int count)
 {
     const double base = (double) g_size * (g_size - 1) / 2.0;
-    for (int i = 0; i < count; i++) {
-        rbuf[i] = -1.0;
-    }
-    run_coll(c, sbuf, rbuf, count);
     if (COLL_REDUCE == c->kind && 0 != g_rank) {
         return;
     }
@@ -264,44 +634,138 @@ static void verify(const coll_t *c, const variant_t *v, const double *sbuf,
     }
 }
 
-/* Seconds per call of the slowest rank.  The max is taken with Allgather, a
- * collective rabred does not provide, so the bookkeeping never depends on the
- * algorithm under test. */
-static double time_calls(const coll_t *c, const double *sbuf, double *rbuf,
-                         int count, int iters)
+/* `iters` iterations of: poison, barrier, this rank's delay, timed call,
+ * check.  Returns avg/min/max over ranks of each rank's mean elapsed time
+ * per call.  The statistics go through MPI_Allgather, which rabred does not
+ * provide, so the bookkeeping never depends on the algorithm under test;
+ * every rank gets the same numbers, so every rank takes the same decisions
+ * from them. */
+static sample_t measure(const coll_t *c, const variant_t *v, const options_t *o,
+                        int sidx, int round, const double *sbuf, double *rbuf,
+                        int count, int iters)
 {
-    double all[g_size];
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
+    double sum = 0, mine[2], all[2 * g_size];
+    double w0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
-        run_coll(c, sbuf, rbuf, count);
+        poison(c, rbuf, count);
+        MPI_Barrier(MPI_COMM_WORLD);
+        sleep_s(delay_s(o, sidx, round, i));
+        double t0 = MPI_Wtime();            /* arrival */
+        run_coll(c, v->comm, sbuf, rbuf, count);
+        sum += MPI_Wtime() - t0;            /* exit - arrival */
+        check(c, v, rbuf, count);
     }
-    double t = (MPI_Wtime() - t0) / iters;
-    MPI_Allgather(&t, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-    double max = all[0];
-    for (int r = 1; r < g_size; r++) {
-        max = all[r] > max ? all[r] : max;
+    mine[0] = sum / iters;
+    mine[1] = MPI_Wtime() - w0;
+    MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    sample_t s = { 0, all[0], all[0], 0 };
+    for (int r = 0; r < g_size; r++) {
+        s.avg += all[2 * r] / g_size;
+        s.min = all[2 * r] < s.min ? all[2 * r] : s.min;
+        s.max = all[2 * r] > s.max ? all[2 * r] : s.max;
+        s.wall_s = all[2 * r + 1] > s.wall_s ? all[2 * r + 1] : s.wall_s;
     }
-    return max;
+    return s;
 }
 
-/* Grows the iteration count until a run lasts a tenth of the target, then
- * scales to the target.  All ranks see the same max time, so they agree. */
-static int calibrate(const coll_t *c, const double *sbuf, double *rbuf,
-                     int count, double target_s)
+/* Grows the iteration count until a loop lasts a tenth of the target, then
+ * scales to the target.  The first (single) iteration also warms up: TCP
+ * connections, rabred's per-communicator setup.  Sets v->est_s. */
+static void calibrate(const coll_t *c, variant_t *v, const options_t *o, int sidx,
+                      const double *sbuf, double *rbuf, int count)
 {
     int iters = 1;
-    double t = time_calls(c, sbuf, rbuf, count, iters);
-    while (t * iters < target_s / 10 && iters < MAX_ITERS / 8) {
+    sample_t s = measure(c, v, o, sidx, -1, sbuf, rbuf, count, iters);
+    while (0 == o->fixed_iters && s.wall_s < o->target_s / 10 && iters < MAX_ITERS / 8) {
         iters *= 8;
-        t = time_calls(c, sbuf, rbuf, count, iters);
+        s = measure(c, v, o, sidx, -1, sbuf, rbuf, count, iters);
     }
-    double want = t > 0 ? target_s / t : MAX_ITERS;
-    if (want < MIN_ITERS) {
-        return MIN_ITERS;
+    v->est_s = s.wall_s / iters;
+    if (o->fixed_iters) {
+        v->iters = o->fixed_iters;
+        return;
     }
-    return want > MAX_ITERS ? MAX_ITERS : (int) want;
+    double want = v->est_s > 0 ? o->target_s / v->est_s : MAX_ITERS;
+    v->iters = want < MIN_ITERS ? MIN_ITERS : want > MAX_ITERS ? MAX_ITERS : (int) want;
 }
+
+/* ---- skipping variants that are far too slow ---------------------------- */
+
+/* Skipping saves hours on slow networks (a linear allreduce of 16 MiB on
+ * 16 hosts at 100 Mbit/s takes 40 s a call) and is only allowed where it
+ * cannot change the comparison: a variant is not timed when it is more than
+ * skip_factor times slower than the fastest variant of its own family
+ * (tuned or rabred), so the best of each family is always measured, and
+ * tuned:default and rabred:auto are always measured.
+ *
+ * Before calibrating, a variant whose previous-size time scaled by the
+ * size ratio predicts a call above skip_min_s and skip_factor times the
+ * family's best prediction is not even run once (RUN_PREDICTED).  After
+ * calibrating, one measured above both limits is not timed (RUN_SKIPPED). */
+static double family_best(const coll_t *c, family_t fam, size_t bytes, int predicted)
+{
+    double best = HUGE_VAL;
+    for (int k = 0; k < c->nv; k++) {
+        const variant_t *v = &c->v[k];
+        double t = predicted ? (v->prev_est_s > 0 ? v->prev_est_s * bytes / v->prev_bytes : HUGE_VAL)
+                             : (RUN_OK == v->state ? v->est_s : HUGE_VAL);
+        if (v->family == fam && t < best) {
+            best = t;
+        }
+    }
+    return best;
+}
+
+static int too_slow(const options_t *o, const variant_t *v, double t, double best)
+{
+    return o->skip_factor > 0 && !v->fixed && t > o->skip_min_s
+           && t > o->skip_factor * best;
+}
+
+static void predict_skips(coll_t *c, const options_t *o, size_t bytes)
+{
+    double best[2] = { family_best(c, FAMILY_TUNED, bytes, 1),
+                       family_best(c, FAMILY_RABRED, bytes, 1) };
+    for (int k = 0; k < c->nv; k++) {
+        variant_t *v = &c->v[k];
+        v->state = RUN_OK;
+        if (v->prev_est_s > 0 && bytes > v->prev_bytes) {
+            double t = v->prev_est_s * bytes / v->prev_bytes;
+            if (too_slow(o, v, t, best[v->family])) {
+                v->state = RUN_PREDICTED;
+                v->est_s = t;
+            }
+        }
+    }
+}
+
+/* A single slow call can be noise (on the emulated cluster a same-peer
+ * exchange takes 1x or 2x, and other jobs share the cores): a variant is
+ * skipped only when a second call is too slow as well. */
+static void measured_skips(coll_t *c, const options_t *o, int sidx, size_t bytes,
+                           const double *sbuf, double *rbuf)
+{
+    const int count = (int) (bytes / sizeof(double));
+    double best[2] = { family_best(c, FAMILY_TUNED, bytes, 0),
+                       family_best(c, FAMILY_RABRED, bytes, 0) };
+    for (int k = 0; k < c->nv; k++) {
+        variant_t *v = &c->v[k];
+        if (RUN_OK == v->state && too_slow(o, v, v->est_s, best[v->family])) {
+            select_variant(c, v);
+            sample_t s = measure(c, v, o, sidx, -1, sbuf, rbuf, count, 1);
+            v->est_s = s.wall_s < v->est_s ? s.wall_s : v->est_s;
+            if (too_slow(o, v, v->est_s, best[v->family])) {
+                v->state = RUN_SKIPPED;
+            }
+        }
+        if (RUN_PREDICTED != v->state) {   /* predictions never feed predictions */
+            v->prev_est_s = v->est_s;
+            v->prev_bytes = bytes;
+        }
+    }
+}
+
+/* ---- one size ------------------------------------------------------------ */
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -309,88 +773,252 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *x, int n)
+static double median(const double *x, int n)
 {
-    qsort(x, (size_t) n, sizeof(x[0]), cmp_double);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    double s[MAX_ROUNDS];
+    memcpy(s, x, (size_t) n * sizeof(x[0]));
+    qsort(s, (size_t) n, sizeof(s[0]), cmp_double);
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
 }
 
-/* One size: check every variant, calibrate each, then `rounds` interleaved
- * rounds; round r starts at variant r so no variant always runs first.
- * Writes the median microseconds per variant into us[]. */
-static void bench_size(coll_t *c, const options_t *o, size_t bytes,
-                       double *sbuf, double *rbuf, double *us)
+static const char *mode_name(arrival_mode_t m)
+{
+    return MODE_ONE_LATE == m ? "one-late" : MODE_RAND_LATE == m ? "rand-late" : "balanced";
+}
+
+static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
+                     const variant_t *v, int round, const sample_t *s)
+{
+    static const char *state[] = { "ok", "skipped", "predicted" };
+    if (NULL == g_csv) {
+        return;
+    }
+    fprintf(g_csv, "%s,%s,%g,%d,%d,%zu,%s,%d,%d,%.3f,%.3f,%.3f,%s\n",
+            c->label, mode_name(o->mode), o->max_delay_s * 1e3,
+            MODE_ONE_LATE == o->mode ? o->late_rank : -1, g_size, bytes, v->name,
+            round, RUN_OK == v->state ? v->iters : 0,
+            1e6 * s->avg, 1e6 * s->min, 1e6 * s->max, state[v->state]);
+    fflush(g_csv);
+}
+
+/* One size: calibrate every variant (checking its results), then `rounds`
+ * interleaved rounds; round r starts at variant r so no variant always runs
+ * first.  Writes the medians over rounds into med[k] (avg, min, max). */
+static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
+                       double *sbuf, double *rbuf, sample_t *med)
 {
     const int count = (int) (bytes / sizeof(double));
-    double samples[MAX_VARIANTS][101];
+    static double avg[MAX_VARIANTS][MAX_ROUNDS], mn[MAX_VARIANTS][MAX_ROUNDS],
+                  mx[MAX_VARIANTS][MAX_ROUNDS];
 
     fill_input(sbuf, count);
+    predict_skips(c, o, bytes);
     for (int k = 0; k < c->nv; k++) {
-        select_variant(c, &c->v[k]);
-        verify(c, &c->v[k], sbuf, rbuf, count);
-        c->v[k].iters = calibrate(c, sbuf, rbuf, count, o->target_s);
+        if (RUN_OK == c->v[k].state) {
+            select_variant(c, &c->v[k]);
+            calibrate(c, &c->v[k], o, sidx, sbuf, rbuf, count);
+        }
     }
+    measured_skips(c, o, sidx, bytes, sbuf, rbuf);
     for (int r = 0; r < o->rounds; r++) {
         for (int j = 0; j < c->nv; j++) {
             int k = (r + j) % c->nv;
-            select_variant(c, &c->v[k]);
-            samples[k][r] = time_calls(c, sbuf, rbuf, count, c->v[k].iters);
+            variant_t *v = &c->v[k];
+            sample_t s = { v->est_s, v->est_s, v->est_s, 0 };
+            if (RUN_OK == v->state) {
+                select_variant(c, v);
+                s = measure(c, v, o, sidx, r, sbuf, rbuf, count, v->iters);
+            }
+            avg[k][r] = s.avg;
+            mn[k][r] = s.min;
+            mx[k][r] = s.max;
+            if (0 == g_rank && (RUN_OK == v->state || 0 == r)) {
+                csv_line(c, o, bytes, v, r, &s);
+            }
         }
     }
     for (int k = 0; k < c->nv; k++) {
-        us[k] = 1e6 * median(samples[k], o->rounds);
+        med[k].avg = 1e6 * median(avg[k], o->rounds);
+        med[k].min = 1e6 * median(mn[k], o->rounds);
+        med[k].max = 1e6 * median(mx[k], o->rounds);
     }
 }
 
 /* ---- output ------------------------------------------------------------ */
 
-static void print_header(const coll_t *c, const options_t *o)
+static void print_mode(const options_t *o)
+{
+    if (MODE_ONE_LATE == o->mode) {
+        printf("mode one-late: rank %d arrives %.3g ms after the others; ", o->late_rank,
+               o->max_delay_s * 1e3);
+    } else if (MODE_RAND_LATE == o->mode) {
+        printf("mode rand-late: every rank arrives after a uniform random delay in "
+               "[0, %.3g] ms (seed %llu); ", o->max_delay_s * 1e3,
+               (unsigned long long) o->seed);
+    } else {
+        printf("mode balanced: a barrier before every call; ");
+    }
+    printf("time = each rank's elapsed time from its arrival (after any delay) "
+           "to its exit (seed 004), averaged over its iterations; avg/min/max over "
+           "ranks; median of %d rounds\n\n", o->rounds);
+}
+
+/* Table 1: avg (us) of every variant.  Cells of variants not timed at this
+ * size show "~est" (measured once, or predicted, in calibration). */
+static void print_all_header(const coll_t *c, const options_t *o)
 {
     printf("\n## MPI_%s%s, MPI_DOUBLE, MPI_SUM, p = %d\n\n",
            COLL_ALLREDUCE == c->kind ? "Allreduce" : "Reduce",
            COLL_REDUCE == c->kind ? " (root 0)" : "", g_size);
-    printf("back-to-back calls; median of %d rounds of about %.0f ms each; "
-           "time per call of the slowest rank\n\n", o->rounds, o->target_s * 1e3);
-    printf("| bytes | tuned default (us) | rabred auto (us) |");
-    for (int k = 2; k < c->nv; k++) {
-        printf(" %s (us) |", c->v[k].name);
+    print_mode(o);
+    printf("avg over ranks (us) of every variant");
+    if (o->skip_factor > 0) {
+        printf("; \"~x\": not timed, more than %g x slower than the best of its "
+               "family (x: one calibration call, or predicted from the previous "
+               "size)", o->skip_factor);
     }
-    printf(" speedup auto vs tuned |\n|------:|------:|------:|");
-    for (int k = 2; k < c->nv; k++) {
+    printf("\n\n| bytes |");
+    for (int k = 0; k < c->nv; k++) {
+        printf(" %s |", c->v[k].name);
+    }
+    printf("\n|------:|");
+    for (int k = 0; k < c->nv; k++) {
         printf("------:|");
     }
-    printf("------:|\n");
+    printf("\n");
 }
 
-static void print_row(const coll_t *c, size_t bytes, const double *us)
+static void print_all_row(const coll_t *c, size_t bytes, const sample_t *med)
 {
     printf("| %zu |", bytes);
     for (int k = 0; k < c->nv; k++) {
-        printf(" %.2f |", us[k]);
+        printf(RUN_OK == c->v[k].state ? " %.2f |" : " ~%.0f |", med[k].avg);
     }
-    printf(" %.2fx |\n", us[1] > 0 ? us[0] / us[1] : 0.0);
+    printf("\n");
+    fflush(stdout);
+}
+
+static int best_of(const coll_t *c, family_t fam, const sample_t *med)
+{
+    int best = -1;
+    for (int k = 0; k < c->nv; k++) {
+        if (c->v[k].family == fam && RUN_OK == c->v[k].state
+            && (best < 0 || med[k].avg < med[best].avg)) {
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* Table 2 (printed after table 1, from saved rows): OSU-style avg/min/max
+ * of the two defaults, the best of each family, and time ratios. */
+static void print_summary(const coll_t *c, const size_t *sizes, int nsizes,
+                          sample_t (*med)[MAX_VARIANTS])
+{
+    printf("\nsummary: avg/min/max over ranks (us); ratios are times "
+           "(< 1: rabred:auto is faster)\n\n"
+           "| bytes | %s avg | min | max | rabred:auto avg | min | max "
+           "| best tuned | avg | best rabred | avg | auto / tuned default | auto / best tuned |\n"
+           "|------:|------:|------:|------:|------:|------:|------:|:------|------:|:------|------:|------:|------:|\n",
+           c->v[0].name);
+    for (int s = 0; s < nsizes; s++) {
+        const sample_t *m = med[s];
+        int bt = best_of(c, FAMILY_TUNED, m), br = best_of(c, FAMILY_RABRED, m);
+        printf("| %zu | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %.2f | %s | %.2f | %.3f | %.3f |\n",
+               sizes[s], m[0].avg, m[0].min, m[0].max, m[1].avg, m[1].min, m[1].max,
+               c->v[bt].name, m[bt].avg, c->v[br].name, m[br].avg,
+               m[1].avg / m[0].avg, m[1].avg / m[bt].avg);
+    }
     fflush(stdout);
 }
 
 static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf)
 {
     size_t sizes[MAX_SIZES];
-    int nsizes = make_sizes(o->max_bytes, sizes);
-    double us[MAX_VARIANTS];
+    int nsizes = make_sizes(o, sizes);
+    static sample_t med[MAX_SIZES][MAX_VARIANTS];
 
-    open_cvar(c);
+    load_rabred_variants(c, o);
+    load_tuned_variants(c, o);
     if (0 == g_rank) {
-        print_header(c, o);
+        print_all_header(c, o);
     }
     for (int s = 0; s < nsizes; s++) {
-        bench_size(c, o, sizes[s], sbuf, rbuf, us);
+        bench_size(c, o, s, sizes[s], sbuf, rbuf, med[s]);
         if (0 == g_rank) {
-            print_row(c, sizes[s], us);
+            print_all_row(c, sizes[s], med[s]);
         }
     }
-    /* Leave rabred on its own choice for whatever runs next. */
-    select_variant(c, &c->v[1]);
-    MPI_T_cvar_handle_free(&c->handle);
+    if (0 == g_rank) {
+        print_summary(c, sizes, nsizes, med);
+    }
+    free_variants(c);
+}
+
+/* Distinct processor names = hosts (the emulated cluster gives each
+ * namespace its own hostname). */
+static int count_hosts(void)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = "", *all;
+    int len, hosts = 0;
+    MPI_Get_processor_name(name, &len);
+    all = calloc((size_t) g_size, MPI_MAX_PROCESSOR_NAME);
+    if (NULL == all) {
+        fail_all("out of memory", NULL);
+    }
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME,
+                  MPI_CHAR, MPI_COMM_WORLD);
+    for (int r = 0; r < g_size; r++) {
+        int seen = 0;
+        for (int q = 0; q < r && !seen; q++) {
+            seen = 0 == strcmp(all + (size_t) r * MPI_MAX_PROCESSOR_NAME,
+                               all + (size_t) q * MPI_MAX_PROCESSOR_NAME);
+        }
+        hosts += !seen;
+    }
+    free(all);
+    return hosts;
+}
+
+static void print_preamble(const options_t *o, int hosts)
+{
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, ",\n")] = '\0';
+    printf("# rabred_bench: p = %d on %d host(s), %s\n", g_size, hosts, lib);
+    printf("# variants: \"%s\" = the coll component below rabred%s; rabred:auto = "
+           "rabred's choice; rabred:ALG forced through MPI_T; ",
+           g_tuned_loaded ? "tuned:default" : "previous",
+           g_tuned_loaded ? " (coll/tuned's fixed decision)" : "");
+    if (!g_tuned_loaded) {
+        printf("coll/tuned is not loaded: no tuned:ALG variants\n");
+    } else if (!g_tuned_dynamic) {
+        printf("no tuned:ALG variants (forcing them needs "
+               "--mca coll_tuned_use_dynamic_rules 1)\n");
+    } else {
+        printf("tuned:ALG = coll/tuned's algorithm forced on a communicator "
+               "duplicated after writing coll_tuned_*_algorithm (tuned's default "
+               "segment size and fanout for forced algorithms)\n");
+    }
+    if (o->skip_factor > 0) {
+        printf("# skipping variants more than %g x slower than the best of their "
+               "family when slower than %g ms\n", o->skip_factor, o->skip_min_s * 1e3);
+    }
+}
+
+static void open_csv(const options_t *o)
+{
+    if (NULL == o->csv_path || 0 != g_rank) {
+        return;
+    }
+    g_csv = fopen(o->csv_path, "w");
+    if (NULL == g_csv) {
+        fprintf(stderr, "rabred_bench: cannot write %s: %s\n", o->csv_path, strerror(errno));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    fprintf(g_csv, "coll,mode,max_delay_ms,late_rank,p,bytes,variant,round,iters,"
+                   "avg_us,min_us,max_us,status\n");
 }
 
 int main(int argc, char **argv)
@@ -403,21 +1031,30 @@ int main(int argc, char **argv)
     if (MPI_SUCCESS != MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)) {
         fail_all("MPI_T_init_thread failed", NULL);
     }
+    int index;
+    g_tuned_loaded = MPI_SUCCESS == MPI_T_cvar_get_index("coll_tuned_use_dynamic_rules", &index);
+    g_tuned_dynamic = read_int_cvar("coll_tuned_use_dynamic_rules", 0);
 
-    double *sbuf = malloc(o.max_bytes), *rbuf = malloc(o.max_bytes);
+    size_t sizes[MAX_SIZES], max_bytes;
+    max_bytes = largest(sizes, make_sizes(&o, sizes));
+    double *sbuf = malloc(max_bytes), *rbuf = malloc(max_bytes);
     if (NULL == sbuf || NULL == rbuf) {
         fail_all("out of memory for the message buffers", NULL);
     }
+    int hosts = count_hosts();
+    open_csv(&o);
     if (0 == g_rank) {
-        printf("# rabred_bench: p = %d; \"tuned default\" is the coll component "
-               "below rabred (coll/tuned when run with --mca coll "
-               "rabred,tuned,basic,libnbc)\n", g_size);
+        print_preamble(&o, hosts);
     }
 
-    coll_t allreduce = { COLL_ALLREDUCE, "allreduce", "coll_rabred_allreduce_algorithm",
-                         MPI_T_CVAR_HANDLE_NULL, { { 0, "", 0 } }, 0 };
-    coll_t reduce = { COLL_REDUCE, "reduce", "coll_rabred_reduce_algorithm",
-                      MPI_T_CVAR_HANDLE_NULL, { { 0, "", 0 } }, 0 };
+    static coll_t allreduce = { .kind = COLL_ALLREDUCE, .label = "allreduce",
+                                .rabred_cvar = "coll_rabred_allreduce_algorithm",
+                                .tuned_cvar = "coll_tuned_allreduce_algorithm",
+                                .handle = MPI_T_CVAR_HANDLE_NULL };
+    static coll_t reduce = { .kind = COLL_REDUCE, .label = "reduce",
+                             .rabred_cvar = "coll_rabred_reduce_algorithm",
+                             .tuned_cvar = "coll_tuned_reduce_algorithm",
+                             .handle = MPI_T_CVAR_HANDLE_NULL };
     if (o.run_allreduce) {
         bench_coll(&allreduce, &o, sbuf, rbuf);
     }
@@ -425,6 +1062,9 @@ int main(int argc, char **argv)
         bench_coll(&reduce, &o, sbuf, rbuf);
     }
 
+    if (g_csv) {
+        fclose(g_csv);
+    }
     free(sbuf);
     free(rbuf);
     MPI_T_finalize();
