@@ -94,6 +94,7 @@ typedef struct {
     int rabred_value;        /* written to the rabred cvar before each call */
     MPI_Comm comm;           /* MPI_COMM_WORLD, or a dup with tuned forced */
     int fixed;               /* tuned:default and rabred:auto: never skipped */
+    int warm;                /* has run once (its communicator's setup done) */
     int iters;               /* calibrated iterations for the current size */
     double est_s;            /* wall seconds per iteration at the current size */
     double prev_est_s;       /* the same at the previous size (0: none) */
@@ -669,12 +670,18 @@ static sample_t measure(const coll_t *c, const variant_t *v, const options_t *o,
 }
 
 /* Grows the iteration count until a loop lasts a tenth of the target, then
- * scales to the target.  The first (single) iteration also warms up: TCP
- * connections, rabred's per-communicator setup.  Sets v->est_s. */
+ * scales to the target.  Sets v->est_s.  A variant's first call ever is a
+ * warm-up, not timed: a new communicator's first call pays for coll/tuned's
+ * and rabred's per-communicator setup (rabred prices its algorithms for p),
+ * which must not make a fast variant look slow (and get it skipped). */
 static void calibrate(const coll_t *c, variant_t *v, const options_t *o, int sidx,
                       const double *sbuf, double *rbuf, int count)
 {
     int iters = 1;
+    if (!v->warm) {
+        (void) measure(c, v, o, sidx, -1, sbuf, rbuf, count, 1);
+        v->warm = 1;
+    }
     sample_t s = measure(c, v, o, sidx, -1, sbuf, rbuf, count, iters);
     while (0 == o->fixed_iters && s.wall_s < o->target_s / 10 && iters < MAX_ITERS / 8) {
         iters *= 8;
@@ -700,7 +707,10 @@ static void calibrate(const coll_t *c, variant_t *v, const options_t *o, int sid
  *
  * Before calibrating, a variant whose previous-size time scaled by the
  * size ratio predicts a call above skip_min_s and skip_factor times the
- * family's best prediction is not even run once (RUN_PREDICTED).  After
+ * family's best prediction is not even run once (RUN_PREDICTED).  Only a
+ * previous time of at least skip_min_s predicts: then the calls are deep
+ * in the bandwidth regime, where time grows with the size; a latency-bound
+ * time scaled up would wrongly condemn a variant for good.  After
  * calibrating, one measured above both limits is not timed (RUN_SKIPPED). */
 static double family_best(const coll_t *c, family_t fam, size_t bytes, int predicted)
 {
@@ -729,7 +739,7 @@ static void predict_skips(coll_t *c, const options_t *o, size_t bytes)
     for (int k = 0; k < c->nv; k++) {
         variant_t *v = &c->v[k];
         v->state = RUN_OK;
-        if (v->prev_est_s > 0 && bytes > v->prev_bytes) {
+        if (v->prev_est_s >= o->skip_min_s && bytes > v->prev_bytes) {
             double t = v->prev_est_s * bytes / v->prev_bytes;
             if (too_slow(o, v, t, best[v->family])) {
                 v->state = RUN_PREDICTED;
@@ -955,6 +965,19 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     free_variants(c);
 }
 
+/* Opens the connection of every pair of ranks (Open MPI's TCP BTL connects
+ * lazily, at a pair's first message), so no variant pays for connections
+ * another variant's pattern did not need. */
+static void connect_all_pairs(void)
+{
+    int token = g_rank, got;
+    for (int k = 1; k < g_size; k++) {
+        MPI_Sendrecv(&token, 1, MPI_INT, (g_rank + k) % g_size, 0, &got, 1, MPI_INT,
+                     (g_rank - k + g_size) % g_size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* Distinct processor names = hosts (the emulated cluster gives each
  * namespace its own hostname). */
 static int count_hosts(void)
@@ -1042,6 +1065,7 @@ int main(int argc, char **argv)
         fail_all("out of memory for the message buffers", NULL);
     }
     int hosts = count_hosts();
+    connect_all_pairs();
     open_csv(&o);
     if (0 == g_rank) {
         print_preamble(&o, hosts);
