@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""Summarise a bench/compare run: medians, spreads, ratio tables, plots.
+
+    analyze.py RESULTS_DIR [--rate 100mbit] [--bandwidth BYTES_PER_S]
+
+Reads RESULTS_DIR/raw/p*.csv (rabred_bench --csv: one line per variant,
+size and round) and writes into RESULTS_DIR:
+
+  summary.csv  per (coll, p, bytes, variant): median over rounds of the avg,
+               min and max over ranks, and the spread of the avg over rounds,
+               (max - min) / median
+  ratios.csv   per (coll, p, bytes): tuned:default, rabred:auto, the best
+               tuned and best rabred variant, time ratios, the bandwidth
+               bound and the ratios to it
+  results.md   the same as markdown tables, plus the run's metadata
+  time_vs_size_<coll>.png, heatmap_<coll>.png   (when matplotlib imports)
+
+Ratios are times: below 1 rabred:auto is faster.  The bandwidth bound is
+2(p-1)/p * n / B for allreduce (each rank must send and receive that much,
+Patarasuk and Yuan) and n / B for reduce (the root's link must carry one
+partial result of every element); B is the measured link bandwidth when
+given (MPI one-way 4 MiB ping-pong: TCP goodput, about 95% of the rate),
+else the nominal rate.  The bound is compared with the median of the max
+over ranks, i.e. when the slowest rank leaves: the completion time of the
+operation.  Standard library only, except the plots.
+"""
+import argparse
+import csv
+import glob
+import math
+import os
+import re
+import statistics
+import sys
+
+FAMILY_TUNED = ('tuned:', 'previous')
+# The two defaults stand out in the plots; the algorithms get tab20 colours.
+MAIN_STYLE = {'rabred:auto': 'black', 'tuned:default': 'tab:red', 'previous': 'tab:red'}
+# Below this the bandwidth bound says nothing (latency dominates).
+BOUND_MIN_BYTES = 65536
+
+
+def rate_bytes_per_s(rate):
+    m = re.fullmatch(r'(\d+)(bit|kbit|mbit|gbit)', rate.lower())
+    if not m:
+        sys.exit('analyze.py: bad rate %r' % rate)
+    mult = {'bit': 1, 'kbit': 1e3, 'mbit': 1e6, 'gbit': 1e9}[m.group(2)]
+    return int(m.group(1)) * mult / 8
+
+
+def load(outdir):
+    """{(coll, p, bytes, variant): {'avg': [...], 'min': [...], 'max': [...],
+    'status': 'ok'|'skipped'|'predicted', 'est': us}} and the run's mode."""
+    data, modes = {}, set()
+    files = sorted(glob.glob(os.path.join(outdir, 'raw', 'p*.csv')))
+    for path in files:
+        with open(path, newline='') as f:
+            for row in csv.DictReader(f):
+                key = (row['coll'], int(row['p']), int(row['bytes']), row['variant'])
+                d = data.setdefault(key, {'avg': [], 'min': [], 'max': [],
+                                          'status': row['status'], 'est': None})
+                modes.add((row['mode'], row['max_delay_ms'], row['late_rank']))
+                if row['status'] == 'ok':
+                    d['status'] = 'ok'
+                    for k in ('avg', 'min', 'max'):
+                        d[k].append(float(row[k + '_us']))
+                else:
+                    d['est'] = float(row['avg_us'])
+    return data, modes
+
+
+def stats(d):
+    if not d['avg']:
+        return None
+    med = statistics.median(d['avg'])
+    return {'avg': med, 'min': statistics.median(d['min']),
+            'max': statistics.median(d['max']), 'n': len(d['avg']),
+            'spread': (max(d['avg']) - min(d['avg'])) / med if med > 0 else 0.0}
+
+
+def bound_us(coll, p, nbytes, bw):
+    factor = 2.0 * (p - 1) / p if coll == 'allreduce' else 1.0
+    return 1e6 * factor * nbytes / bw
+
+
+def human(nbytes):
+    for unit, div in (('M', 1 << 20), ('K', 1 << 10)):
+        if nbytes >= div and nbytes % div == 0:
+            return '%d%s' % (nbytes // div, unit)
+    return str(nbytes)
+
+
+def fmt_us(us):
+    if us is None:
+        return '-'
+    if us >= 1e5:
+        return '%.0f ms' % (us / 1e3)
+    if us >= 1e3:
+        return '%.1f ms' % (us / 1e3)
+    return '%.0f us' % us
+
+
+def analyse(data, bw, balanced):
+    """Per (coll, p, bytes) comparison rows."""
+    cells = sorted({k[:3] for k in data})
+    rows = []
+    for coll, p, nbytes in cells:
+        st = {v: stats(d) for (c, q, b, v), d in data.items()
+              if (c, q, b) == (coll, p, nbytes)}
+        ok = {v: s for v, s in st.items() if s}
+        default = next((v for v in ('tuned:default', 'previous') if v in ok), None)
+        auto = ok.get('rabred:auto')
+        if default is None or auto is None:
+            continue
+        tuned = {v: s for v, s in ok.items() if v.startswith(FAMILY_TUNED)}
+        rabred = {v: s for v, s in ok.items() if v.startswith('rabred:')}
+        bt = min(tuned, key=lambda v: tuned[v]['avg'])
+        br = min(rabred, key=lambda v: rabred[v]['avg'])
+        r = {'coll': coll, 'p': p, 'bytes': nbytes,
+             'default': ok[default]['avg'], 'auto': auto['avg'],
+             'best_tuned': bt, 'best_tuned_us': tuned[bt]['avg'],
+             'best_rabred': br, 'best_rabred_us': rabred[br]['avg'],
+             'auto_over_default': auto['avg'] / ok[default]['avg'],
+             'auto_over_best_tuned': auto['avg'] / tuned[bt]['avg'],
+             'best_rabred_over_best_tuned': rabred[br]['avg'] / tuned[bt]['avg'],
+             # by completion time (max over ranks): matters for reduce, where
+             # tree leaves leave early and pull the average down
+             'best_tuned_by_max': min(tuned, key=lambda v: tuned[v]['max']),
+             'auto_over_best_tuned_by_max':
+                 auto['max'] / min(s['max'] for s in tuned.values()),
+             'auto_spread': auto['spread'], 'best_tuned_spread': tuned[bt]['spread'],
+             'bound_us': None, 'auto_over_bound': None, 'best_tuned_over_bound': None,
+             'stats': st, 'default_name': default}
+        if balanced and bw and nbytes >= BOUND_MIN_BYTES:
+            b = bound_us(coll, p, nbytes, bw)
+            r['bound_us'] = b
+            r['auto_over_bound'] = auto['max'] / b
+            r['best_tuned_over_bound'] = tuned[bt]['max'] / b
+        rows.append(r)
+    return rows
+
+
+def write_csvs(outdir, data, rows):
+    with open(os.path.join(outdir, 'summary.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow(['coll', 'p', 'bytes', 'variant', 'status', 'rounds',
+                    'median_avg_us', 'median_min_us', 'median_max_us', 'spread',
+                    'estimate_us'])
+        for (coll, p, nbytes, v), d in sorted(data.items()):
+            s = stats(d)
+            if s:
+                w.writerow([coll, p, nbytes, v, 'ok', s['n'], '%.3f' % s['avg'],
+                            '%.3f' % s['min'], '%.3f' % s['max'], '%.4f' % s['spread'], ''])
+            else:
+                w.writerow([coll, p, nbytes, v, d['status'], 0, '', '', '', '',
+                            '%.3f' % d['est'] if d['est'] is not None else ''])
+    keys = ['coll', 'p', 'bytes', 'default', 'auto', 'best_tuned', 'best_tuned_us',
+            'best_rabred', 'best_rabred_us', 'auto_over_default', 'auto_over_best_tuned',
+            'best_tuned_by_max', 'auto_over_best_tuned_by_max',
+            'best_rabred_over_best_tuned', 'auto_spread', 'best_tuned_spread',
+            'bound_us', 'auto_over_bound', 'best_tuned_over_bound']
+    with open(os.path.join(outdir, 'ratios.csv'), 'w', newline='') as f:
+        w = csv.writer(f)
+        w.writerow([{'default': 'tuned_default_us', 'auto': 'rabred_auto_us'}.get(k, k)
+                    for k in keys])
+        for r in rows:
+            w.writerow(['%.4g' % r[k] if isinstance(r[k], float) else
+                        ('' if r[k] is None else r[k]) for k in keys])
+
+
+def grid_table(rows, coll, key, fmt='%.2f'):
+    ps = sorted({r['p'] for r in rows if r['coll'] == coll})
+    sizes = sorted({r['bytes'] for r in rows if r['coll'] == coll})
+    cell = {(r['p'], r['bytes']): r for r in rows if r['coll'] == coll}
+    out = ['| p \\ bytes | ' + ' | '.join(human(s) for s in sizes) + ' |',
+           '|---:|' + '---:|' * len(sizes)]
+    for p in ps:
+        vals = []
+        for s in sizes:
+            r = cell.get((p, s))
+            vals.append(fmt % r[key] if r and r[key] is not None else '-')
+        out.append('| %d | %s |' % (p, ' | '.join(vals)))
+    return '\n'.join(out)
+
+
+def detail_table(rows, coll, p, balanced):
+    out = ['| bytes | tuned:default | rabred:auto (spread) | best tuned (spread) | best rabred '
+           '| auto / default | auto / best tuned |' + (' bound | auto / bound |' if balanced else ''),
+           '|---:|---:|---:|:---|:---|---:|---:|' + ('---:|---:|' if balanced else '')]
+    for r in rows:
+        if r['coll'] != coll or r['p'] != p:
+            continue
+        line = ('| %s | %s | %s (%.0f%%) | %s %s (%.0f%%) | %s %s | %.2f | %.2f |'
+                % (human(r['bytes']), fmt_us(r['default']), fmt_us(r['auto']),
+                   100 * r['auto_spread'], r['best_tuned'], fmt_us(r['best_tuned_us']),
+                   100 * r['best_tuned_spread'], r['best_rabred'], fmt_us(r['best_rabred_us']),
+                   r['auto_over_default'], r['auto_over_best_tuned']))
+        if balanced:
+            line += ' %s | %s |' % (fmt_us(r['bound_us']),
+                                    '%.2f' % r['auto_over_bound'] if r['auto_over_bound'] else '-')
+        out.append(line)
+    return '\n'.join(out)
+
+
+def losses(rows, coll, threshold=1.10):
+    out = []
+    for r in rows:
+        if r['coll'] == coll and r['auto_over_best_tuned'] > threshold:
+            out.append('- p = %d, %s: rabred:auto %s vs %s %s (%.2fx; best rabred: %s %s)'
+                       % (r['p'], human(r['bytes']), fmt_us(r['auto']), r['best_tuned'],
+                          fmt_us(r['best_tuned_us']), r['auto_over_best_tuned'],
+                          r['best_rabred'], fmt_us(r['best_rabred_us'])))
+    return out
+
+
+def write_markdown(outdir, rows, modes, bw, bw_src, balanced, plots):
+    meta = ''
+    mpath = os.path.join(outdir, 'raw', 'meta.txt')
+    if os.path.exists(mpath):
+        with open(mpath) as f:
+            meta = f.read().rstrip()
+    mode_txt = ', '.join('%s%s' % (m, '' if m == 'balanced' else ' (max delay %s ms%s)'
+                                   % (d, '' if lr == '-1' else ', late rank ' + lr))
+                         for m, d, lr in sorted(modes))
+    L = ['# rabred vs coll/tuned on the emulated cluster', '',
+         'Generated by `bench/compare/analyze.py` from `raw/p*.csv` '
+         '(`bench/rabred_bench --csv`). Arrival mode: %s.' % mode_txt, '',
+         'Times are medians over the interleaved rounds of the average over ranks of '
+         'each rank\'s mean time per call (OSU style; in imbalanced modes seed 004\'s '
+         'average elapsed time). Ratios are times: **< 1 means rabred:auto is faster**. '
+         '"best tuned" is the fastest of tuned:default and every coll/tuned algorithm '
+         'forced; "best rabred" the fastest of rabred:auto and every rabred algorithm '
+         'forced. Spread = (max - min) / median of the rounds.', '']
+    if balanced and bw:
+        L += ['Bandwidth bound: allreduce 2(p-1)/p n/B, reduce n/B, with B = %.2f MB/s '
+              '(%.1f Mbit/s, %s), compared with the median of the max over ranks '
+              '(completion of the operation); from %s up (below it latency dominates).'
+              % (bw / 1e6, bw * 8 / 1e6, bw_src, human(BOUND_MIN_BYTES)), '']
+    for coll in ('allreduce', 'reduce'):
+        if not any(r['coll'] == coll for r in rows):
+            continue
+        L += ['## MPI_%s' % ('Allreduce' if coll == 'allreduce' else 'Reduce (root 0)'), '',
+              '### rabred:auto / best tuned', '', grid_table(rows, coll, 'auto_over_best_tuned'), '',
+              '### rabred:auto / tuned:default', '', grid_table(rows, coll, 'auto_over_default'), '',
+              '### rabred:auto / best tuned, by the max over ranks (completion time)', '',
+              grid_table(rows, coll, 'auto_over_best_tuned_by_max'), '',
+              '### best rabred algorithm / best tuned', '',
+              grid_table(rows, coll, 'best_rabred_over_best_tuned'), '']
+        if balanced and bw:
+            L += ['### rabred:auto (max over ranks) / bandwidth bound', '',
+                  grid_table(rows, coll, 'auto_over_bound'), '',
+                  '### best tuned (max over ranks) / bandwidth bound', '',
+                  grid_table(rows, coll, 'best_tuned_over_bound'), '']
+        lost = losses(rows, coll)
+        L += ['### Where rabred:auto is more than 10% slower than the best tuned', '']
+        L += lost if lost else ['- nowhere']
+        L += ['']
+        for p in sorted({r['p'] for r in rows if r['coll'] == coll}):
+            L += ['### p = %d' % p, '', detail_table(rows, coll, p, balanced and bw), '']
+        for name in plots.get(coll, []):
+            L += ['![%s](%s)' % (name, name), '']
+    L += ['## Run', '', '```', meta, '```', '']
+    with open(os.path.join(outdir, 'results.md'), 'w') as f:
+        f.write('\n'.join(L))
+
+
+def plot(outdir, data, rows, bw, balanced):
+    """time_vs_size_<coll>.png and heatmap_<coll>.png; {} without matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import LogNorm
+    except ImportError:
+        print('analyze.py: matplotlib not available: no plots', file=sys.stderr)
+        return {}
+    made = {}
+    for coll in ('allreduce', 'reduce'):
+        ps = sorted({r['p'] for r in rows if r['coll'] == coll})
+        if not ps:
+            continue
+        ncol = min(3, len(ps))
+        nrow = math.ceil(len(ps) / ncol)
+        fig, axes = plt.subplots(nrow, ncol, figsize=(5.0 * ncol + 2.6, 4.0 * nrow), squeeze=False)
+        cmap, colors = plt.get_cmap('tab20'), {}
+        for ax, p in zip(axes.flat, ps):
+            variants = sorted({k[3] for k in data if k[0] == coll and k[1] == p})
+            for v in variants:
+                pts = sorted((k[2], stats(d)['avg']) for k, d in data.items()
+                             if k[0] == coll and k[1] == p and k[3] == v and stats(d))
+                if not pts:
+                    continue
+                main = v in MAIN_STYLE
+                color = MAIN_STYLE.get(v) or colors.setdefault(v, cmap(len(colors) % 20))
+                ax.plot([x for x, _ in pts], [y / 1e6 for _, y in pts],
+                        ('-' if v.startswith('rabred') else '--'), color=color,
+                        marker='o' if main else '.', lw=2.6 if main else 1.0,
+                        alpha=1.0 if main else 0.75, label=v, zorder=3 if main else 2)
+            if balanced and bw:
+                xs = sorted({r['bytes'] for r in rows if r['coll'] == coll and r['p'] == p
+                             and r['bytes'] >= BOUND_MIN_BYTES})
+                ax.plot(xs, [bound_us(coll, p, x, bw) / 1e6 for x in xs], 'k:', lw=1.5,
+                        label='bandwidth bound')
+            ax.set_xscale('log', base=2)
+            ax.set_yscale('log')
+            ax.set_title('MPI_%s, p = %d' % (coll.capitalize(), p))
+            ax.set_xlabel('bytes per rank')
+            ax.set_ylabel('time (s)')
+            ax.grid(True, which='both', alpha=0.3)
+        for ax in list(axes.flat)[len(ps):]:
+            ax.axis('off')
+        handles, labels = {}, []
+        for ax in axes.flat:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                if lab not in handles:
+                    handles[lab] = h
+                    labels.append(lab)
+        fig.legend([handles[lab] for lab in labels], labels, loc='center right', fontsize=8)
+        fig.tight_layout(rect=(0, 0, 1 - 2.4 / (5.0 * ncol + 2.6), 1))
+        name = 'time_vs_size_%s.png' % coll
+        fig.savefig(os.path.join(outdir, name), dpi=110)
+        plt.close(fig)
+        made.setdefault(coll, []).append(name)
+
+        sizes = sorted({r['bytes'] for r in rows if r['coll'] == coll})
+        cell = {(r['p'], r['bytes']): r['auto_over_best_tuned'] for r in rows if r['coll'] == coll}
+        grid = [[cell.get((p, s), float('nan')) for s in sizes] for p in ps]
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.6 + 0.8 * len(sizes)),
+                                        max(3.2, 1.6 + 0.45 * len(ps))))
+        vals = [x for row in grid for x in row if not math.isnan(x)]
+        lim = max(2.0, max(max(vals), 1 / min(vals))) if vals else 2.0
+        im = ax.imshow(grid, cmap='RdBu_r', norm=LogNorm(vmin=1 / lim, vmax=lim),
+                       aspect='auto', origin='lower')
+        ax.set_xticks(range(len(sizes)), [human(s) for s in sizes])
+        ax.set_yticks(range(len(ps)), [str(p) for p in ps])
+        ax.set_xlabel('bytes per rank')
+        ax.set_ylabel('p (hosts)')
+        for i, row in enumerate(grid):
+            for j, x in enumerate(row):
+                if not math.isnan(x):
+                    ax.text(j, i, '%.2f' % x, ha='center', va='center', fontsize=8)
+        ax.set_title('MPI_%s: rabred:auto / best tuned\n(time ratio; < 1: rabred faster)'
+                     % coll.capitalize(), fontsize=10)
+        ticks = [t for t in (0.25, 0.5, 0.8, 1, 1.25, 2, 4, 8)
+                 if 1 / lim <= t <= lim]
+        bar = fig.colorbar(im, ax=ax, ticks=ticks)
+        bar.ax.set_yticklabels(['%g' % t for t in ticks])
+        bar.ax.minorticks_off()
+        fig.tight_layout()
+        name = 'heatmap_%s.png' % coll
+        fig.savefig(os.path.join(outdir, name), dpi=110)
+        plt.close(fig)
+        made[coll].append(name)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('outdir')
+    ap.add_argument('--rate', default='100mbit', help='nominal link rate (tc syntax)')
+    ap.add_argument('--bandwidth', type=float, help='measured link bandwidth, bytes/s')
+    ap.add_argument('--no-plots', action='store_true')
+    a = ap.parse_args()
+    data, modes = load(a.outdir)
+    if not data:
+        sys.exit('analyze.py: no raw/p*.csv data in %s' % a.outdir)
+    balanced = all(m[0] == 'balanced' for m in modes)
+    if a.bandwidth:
+        bw, src = a.bandwidth, 'measured: MPI one-way 4 MiB ping-pong; nominal %s' % a.rate
+    else:
+        bw, src = rate_bytes_per_s(a.rate), 'nominal %s' % a.rate
+    rows = analyse(data, bw, balanced)
+    write_csvs(a.outdir, data, rows)
+    plots = {} if a.no_plots else plot(a.outdir, data, rows, bw, balanced)
+    write_markdown(a.outdir, rows, modes, bw, src, balanced, plots)
+    # The ratio tables on stdout (scripts/run-main.sh shows them).
+    for coll in ('allreduce', 'reduce'):
+        if any(r['coll'] == coll for r in rows):
+            print('\n%s: rabred:auto / best tuned (time ratio, < 1: rabred faster)\n' % coll)
+            print(grid_table(rows, coll, 'auto_over_best_tuned'))
+            print('\n%s: rabred:auto / tuned:default\n' % coll)
+            print(grid_table(rows, coll, 'auto_over_default'))
+            if balanced and bw:
+                print('\n%s: rabred:auto (max over ranks) / bandwidth bound\n' % coll)
+                print(grid_table(rows, coll, 'auto_over_bound'))
+
+
+if __name__ == '__main__':
+    main()
