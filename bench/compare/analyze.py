@@ -69,6 +69,19 @@ def load(outdir):
     return data, modes
 
 
+def meta_bandwidth(outdir):
+    """The bandwidth compare.sh measured (raw/meta.txt), or None."""
+    try:
+        with open(os.path.join(outdir, 'raw', 'meta.txt')) as f:
+            for line in f:
+                m = re.match(r'bandwidth_Bps: *([0-9.eE+]+)\s*$', line)
+                if m:
+                    return float(m.group(1))
+    except OSError:
+        pass
+    return None
+
+
 def stats(d):
     if not d['avg']:
         return None
@@ -328,7 +341,9 @@ def plot(outdir, data, rows, bw, balanced):
         fig, ax = plt.subplots(figsize=(max(6.0, 1.6 + 0.8 * len(sizes)),
                                         max(3.2, 1.6 + 0.45 * len(ps))))
         vals = [x for row in grid for x in row if not math.isnan(x)]
-        lim = max(2.0, max(max(vals), 1 / min(vals))) if vals else 2.0
+        # Colours saturate at 4x either way, so one outlier (a small message
+        # hit by the scheduler) does not wash out the rest.
+        lim = min(4.0, max(2.0, max(max(vals), 1 / min(vals)))) if vals else 2.0
         im = ax.imshow(grid, cmap='RdBu_r', norm=LogNorm(vmin=1 / lim, vmax=lim),
                        aspect='auto', origin='lower')
         ax.set_xticks(range(len(sizes)), [human(s) for s in sizes])
@@ -338,10 +353,12 @@ def plot(outdir, data, rows, bw, balanced):
         for i, row in enumerate(grid):
             for j, x in enumerate(row):
                 if not math.isnan(x):
-                    ax.text(j, i, '%.2f' % x, ha='center', va='center', fontsize=8)
+                    dark = abs(math.log(x)) > 0.6 * math.log(lim)
+                    ax.text(j, i, '%.2f' % x, ha='center', va='center', fontsize=8,
+                            color='white' if dark else 'black')
         ax.set_title('MPI_%s: rabred:auto / best tuned\n(time ratio; < 1: rabred faster)'
                      % coll.capitalize(), fontsize=10)
-        ticks = [t for t in (0.25, 0.5, 0.8, 1, 1.25, 2, 4, 8)
+        ticks = [t for t in (0.25, 0.5, 1, 2, 4)
                  if 1 / lim <= t <= lim]
         bar = fig.colorbar(im, ax=ax, ticks=ticks)
         bar.ax.set_yticklabels(['%g' % t for t in ticks])
@@ -358,13 +375,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('outdir')
     ap.add_argument('--rate', default='100mbit', help='nominal link rate (tc syntax)')
-    ap.add_argument('--bandwidth', type=float, help='measured link bandwidth, bytes/s')
+    ap.add_argument('--bandwidth', type=float,
+                    help='measured link bandwidth, bytes/s (default: raw/meta.txt)')
     ap.add_argument('--no-plots', action='store_true')
     a = ap.parse_args()
     data, modes = load(a.outdir)
     if not data:
         sys.exit('analyze.py: no raw/p*.csv data in %s' % a.outdir)
     balanced = all(m[0] == 'balanced' for m in modes)
+    if not a.bandwidth:
+        a.bandwidth = meta_bandwidth(a.outdir)
     if a.bandwidth:
         bw, src = a.bandwidth, 'measured: MPI one-way 4 MiB ping-pong; nominal %s' % a.rate
     else:
