@@ -350,12 +350,12 @@ static double tree_bcast_time(int m, double c)
  * cases" (sec. 2.5's fold: (2 lg p' + 3) alpha + (4 - 2/p') n beta +
  * (3/2 - 1/p') n gamma for allreduce, (2 lg p' + 2) alpha + (3 - 2/p') n beta
  * + (3/2 - 1/p') n gamma for reduce).  Simulated, for p = 3..1023: gamma,
- * 1 + (1/s_0 + ... + 1/s_{m-3}) n, is never above the fold's; beta is below
+ * (1 + 1/s_0 + ... + 1/s_{m-3}) n, is never above the fold's; beta is below
  * it for p with few blocks (p = 12: 3 n against 3.75 n) and above it for
  * many small ones (allreduce p = 1023: 5.49 n against 4.00 n: member 0 of
- * block 0 feeds all nine smaller blocks itself); alpha is above it for all
- * p but one, because the k_b pieces leave one after the other (p = 33:
- * 43 alpha against 13, p = 513: 522 against 21). */
+ * block 0 feeds all nine smaller blocks itself); alpha is above it for
+ * every p > 3, because the k_b pieces leave one after the other (p = 33:
+ * 43 alpha against 13, p = 513: 531 against 21). */
 typedef struct {
     int m, s[31];
     double a, b, g, H[31], A[31], c[31];

@@ -201,7 +201,7 @@ static uint8_t *put_varint(uint8_t *out, uint64_t v)
     return out;
 }
 
-static uint64_t get_varint(const uint8_t **in)
+static inline uint64_t get_varint(const uint8_t **in)
 {
     const uint8_t *p = *in;
     uint64_t v = p[0];
@@ -230,21 +230,22 @@ static uint64_t get_varint(const uint8_t **in)
 #define CW_FRESH_ROUND 2u
 #define CW_FRESH_XFER 4u
 
-/* Memory for the compiled plans: carved from large chunks, freed at once. */
+/* Memory for the compiled plans: carved from chunks that double from 16 KB
+ * to 4 MB (small calls stay small), freed at once. */
 typedef struct chunk_s {
     struct chunk_s *next;
     size_t used, size;
     int64_t data[];
 } chunk_t;
 
-#define CHUNK_BYTES ((size_t)1 << 20)
-
 static void *arena_alloc(chunk_t **arena, size_t bytes)
 {
     bytes = (bytes + 7) & ~(size_t)7;
     chunk_t *c = *arena;
     if (NULL == c || c->size - c->used < bytes) {
-        size_t size = bytes > CHUNK_BYTES ? bytes : CHUNK_BYTES;
+        size_t size = NULL == c ? (size_t)16 << 10 : c->size < ((size_t)4 << 20) ? 2 * c->size
+                                                                                  : c->size;
+        size = bytes > size ? bytes : size;
         c = malloc(sizeof(chunk_t) + size);
         if (NULL == c) {
             return NULL;
@@ -283,13 +284,13 @@ typedef struct {
     uint32_t n, cap; /* cap: a power of two, at least 2 (n + 1) */
 } map_t;
 
-static uint32_t map_home(const map_t *map, uint64_t key)
+static inline uint32_t map_home(const map_t *map, uint64_t key)
 {
     return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (map->cap - 1);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
-static slot_t *map_probe(const map_t *map, uint64_t key)
+static inline slot_t *map_probe(const map_t *map, uint64_t key)
 {
     uint32_t i = map_home(map, key);
     while (map->slots[i].key != key && 0 != map->slots[i].key) {
@@ -298,12 +299,9 @@ static slot_t *map_probe(const map_t *map, uint64_t key)
     return &map->slots[i];
 }
 
-/* Room for one more key (call before map_probe when inserting). */
-static int map_reserve(map_t *map)
+/* Doubles the table (map_reserve's slow path). */
+static int map_grow(map_t *map)
 {
-    if (2 * (map->n + 1) <= map->cap) {
-        return 1;
-    }
     map_t bigger = {calloc(2 * (size_t)map->cap, sizeof(slot_t)), map->n, 2 * map->cap};
     if (NULL == bigger.slots) {
         return 0;
@@ -316,6 +314,12 @@ static int map_reserve(map_t *map)
     free(map->slots);
     *map = bigger;
     return 1;
+}
+
+/* Room for one more key (call before map_probe when inserting). */
+static inline int map_reserve(map_t *map)
+{
+    return 2 * (map->n + 1) <= map->cap || map_grow(map);
 }
 
 static int map_init(map_t *map)
@@ -418,7 +422,8 @@ typedef struct {
     int32_t nmsgs, capmsgs, freemsg;
     /* Posted halves waiting for the other half, per (receiver, sender)
      * pair, in posting order (MPI's non-overtaking rule): all sends or all
-     * receives.  a, b: first and last message. */
+     * receives.  a: the first message; b: the last one, or ~last when they
+     * are receives (so a probe tells the kind without reading a message). */
     map_t boxes;
     /* The queue of matched messages (see queue_push). */
     map_t group_of; /* ready time -> group (a) */
@@ -487,7 +492,7 @@ static int grow(sim_t *s, void **array, int32_t *cap, int64_t need, size_t size)
  * of the earliest group's head and that heap's top: O(1) per message when
  * times repeat, and the very order of one heap. */
 
-static int event_less(const event_t *a, const event_t *b)
+static inline int event_less(const event_t *a, const event_t *b)
 {
     return a->ready < b->ready || (a->ready == b->ready && a->seq < b->seq);
 }
@@ -553,7 +558,7 @@ static void gheap_pop(sim_t *s)
     }
 }
 
-static uint64_t time_key(double t)
+static inline uint64_t time_key(double t)
 {
     uint64_t k;
     t += 0.0; /* -0 and +0 are one time */
@@ -580,7 +585,7 @@ static void group_new(sim_t *s, slot_t *slot, uint64_t key, double ready, int32_
     gheap_push(s, (gref_t){ready, gi});
 }
 
-static void queue_push(sim_t *s, double ready, int32_t m)
+static inline void queue_push(sim_t *s, double ready, int32_t m)
 {
     uint64_t seq = s->msgs[m].seq;
     group_t *g = s->last_group >= 0 ? &s->groups[s->last_group] : NULL;
@@ -608,12 +613,12 @@ static void queue_push(sim_t *s, double ready, int32_t m)
     }
 }
 
-static int queue_empty(const sim_t *s)
+static inline int queue_empty(const sim_t *s)
 {
     return 0 == s->ngheap && 0 == s->nheap;
 }
 
-static event_t queue_pop(sim_t *s)
+static inline event_t queue_pop(sim_t *s)
 {
     if (s->ngheap > 0) {
         int32_t gi = s->gheap[0].group;
@@ -638,7 +643,7 @@ static event_t queue_pop(sim_t *s)
 
 /* ---- message slots and mailboxes --------------------------------------- */
 
-static int32_t msg_new(sim_t *s, int src, int dst)
+static inline int32_t msg_new(sim_t *s, int src, int dst)
 {
     int32_t m = s->freemsg;
     if (m >= 0) {
@@ -659,15 +664,11 @@ static int32_t msg_new(sim_t *s, int src, int dst)
         }
         m = s->nmsgs++;
     }
-    msg_t *msg = &s->msgs[m];
-    memset(msg, 0, sizeof(*msg));
-    msg->src = src;
-    msg->dst = dst;
-    msg->next = -1;
+    s->msgs[m] = (msg_t){.src = src, .dst = dst, .next = -1};
     return m;
 }
 
-static uint64_t box_key(int dst, int src)
+static inline uint64_t box_key(int dst, int src)
 {
     return ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) + 1;
 }
@@ -684,7 +685,7 @@ static int32_t box_take(sim_t *s, int dst, int src, int sending)
     uint64_t key = box_key(dst, src);
     slot_t *slot = map_probe(&s->boxes, key);
     int32_t m;
-    if (0 != slot->key && s->msgs[slot->a].sent != sending) {
+    if (0 != slot->key && (slot->b >= 0) != sending) {
         m = slot->a;
         slot->a = s->msgs[m].next;
         if (slot->a < 0) {
@@ -700,16 +701,16 @@ static int32_t box_take(sim_t *s, int dst, int src, int sending)
         slot->a = m;
         s->boxes.n++;
     } else {
-        s->msgs[slot->b].next = m;
+        s->msgs[slot->b >= 0 ? slot->b : ~slot->b].next = m;
     }
-    slot->b = m;
+    slot->b = sending ? m : ~m;
     return m;
 }
 
 /* ---- posting, matching, finishing -------------------------------------- */
 
 /* The second half of m is posted at t: m may start at its ready time. */
-static void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len, double t)
+static inline void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len, double t)
 {
     msg_t *msg = &s->msgs[m];
     if (recv_len != send_len) {
@@ -721,46 +722,34 @@ static void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len, doubl
     queue_push(s, msg->post, m);
 }
 
-/* Post transfer x (peer, one_way, len) of `rank` at time t. */
-static void post_send(sim_t *s, int rank, int peer, int one_way, int64_t len, int32_t xi,
-                      double t)
+/* Post one transfer of `rank` at time t (its stream word and length): one
+ * half of a message, whose other half may be waiting in the mailbox. */
+static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi, double t)
 {
-    int32_t m = box_take(s, peer, rank, 1);
+    int sending = 0 != (word & CW_SEND), peer = (int)(word >> 3);
+    int32_t m = box_take(s, sending ? peer : rank, sending ? rank : peer, sending);
     if (m < 0) {
         return;
     }
     msg_t *msg = &s->msgs[m];
-    int second = msg->received;
-    int64_t recv_len = msg->len;
-    msg->sent = 1;
-    msg->one_way = (uint8_t)one_way;
-    msg->seq = s->seq++;
-    s->res->messages++;
-    s->res->elements_sent += len;
-    if (s->with_data) {
-        rankdata_t *d = &s->data[rank];
-        const rabred_xfer_t *px = &d->plan.xfers[xi];
-        s->rc = runs_extract(d->buf[px->buf], px->off, px->len, &s->msgdata[m]);
+    int second = sending ? msg->received : msg->sent;
+    if (sending) {
+        msg->sent = 1;
+        msg->one_way = (uint8_t)(word & CW_ONE_WAY);
+        msg->seq = s->seq++;
+        s->res->messages++;
+        s->res->elements_sent += len;
+        if (s->with_data) {
+            rankdata_t *d = &s->data[rank];
+            const rabred_xfer_t *px = &d->plan.xfers[xi];
+            s->rc = runs_extract(d->buf[px->buf], px->off, px->len, &s->msgdata[m]);
+        }
+    } else {
+        msg->received = 1;
+        msg->recv_xfer = xi;
     }
     if (second) {
-        match(s, m, len, recv_len, t);
-    } else {
-        msg->len = len;
-        msg->post = t;
-    }
-}
-
-static void post_recv(sim_t *s, int rank, int peer, int64_t len, int32_t xi, double t)
-{
-    int32_t m = box_take(s, rank, peer, 0);
-    if (m < 0) {
-        return;
-    }
-    msg_t *msg = &s->msgs[m];
-    msg->received = 1;
-    msg->recv_xfer = xi;
-    if (msg->sent) {
-        match(s, m, msg->len, len, t);
+        match(s, m, sending ? len : msg->len, sending ? msg->len : len, t);
     } else {
         msg->len = len;
         msg->post = t;
@@ -824,16 +813,11 @@ static void advance(sim_t *s, int rank, double t)
         r->pending = r->nxfer = nxfer;
         for (int32_t k = 0; k < nxfer && RABRED_OK == s->rc; k++) {
             uint64_t word = get_varint(&in);
-            int send = (word & CW_SEND) != 0;
+            int send = 0 != (word & CW_SEND);
             if (word & CW_FRESH_XFER) {
                 r->last_len[send] = (int64_t)get_varint(&in);
             }
-            if (send) {
-                post_send(s, rank, (int)(word >> 3), (int)(word & CW_ONE_WAY), r->last_len[1],
-                          r->xfer + k, t);
-            } else {
-                post_recv(s, rank, (int)(word >> 3), r->last_len[0], r->xfer + k, t);
-            }
+            post_half(s, rank, word, r->last_len[send], r->xfer + k, t);
         }
         r->next = in;
         if (nxfer > 0) {
@@ -881,12 +865,13 @@ static void finish_message(sim_t *s, event_t e)
     }
     msg->next = s->freemsg; /* the slot is free again */
     s->freemsg = e.msg;
-    for (int i = 0; i < 2 && RABRED_OK == s->rc; i++) {
-        simrank_t *r = &s->ranks[ends[i]];
-        r->done = end > r->done ? end : r->done;
-        if (0 == --r->pending) {
-            round_done(s, ends[i]);
-        }
+    src->done = end > src->done ? end : src->done;
+    dst->done = end > dst->done ? end : dst->done;
+    if (0 == --src->pending && RABRED_OK == s->rc) {
+        round_done(s, ends[0]);
+    }
+    if (0 == --dst->pending && RABRED_OK == s->rc) {
+        round_done(s, ends[1]);
     }
 }
 
@@ -939,10 +924,11 @@ static int hits_recv(const span_t *recvs, int n, span_t q)
     return 0;
 }
 
-/* Valid peers and ranges; no receive overlaps another transfer of the round
- * (MPI forbids touching a receive buffer before the receive completes);
- * local steps inside the vector.  Sorting keeps this O(n log n) for a root
- * that receives from every rank. */
+/* Valid peers and ranges; local steps inside the vector; and, except in
+ * cost_only mode (plans already proven), no receive overlaps another
+ * transfer of the round (MPI forbids touching a receive buffer before the
+ * receive completes).  Sorting keeps this O(n log n) for a root that
+ * receives from every rank. */
 static int check_round(sim_t *s, int rank, const rabred_plan_t *plan, int round)
 {
     const rabred_round_t *rd = &plan->rounds[round];
@@ -959,7 +945,7 @@ static int check_round(sim_t *s, int rank, const rabred_plan_t *plan, int round)
                  (long long)x->off, (long long)x->len);
             return 0;
         }
-        if (RABRED_XFER_RECV == x->dir) {
+        if (RABRED_XFER_RECV == x->dir && !s->call->cost_only) {
             int store = RABRED_BUF_INPUT == x->buf && alias ? RABRED_BUF_ACC : x->buf;
             s->spans[nrecv++] = (span_t){store, x->off, x->off + x->len};
         }
@@ -1110,8 +1096,8 @@ static int *unreceived_senders(sim_t *s)
     }
     for (uint32_t i = 0; NULL != src && NULL != seq && i < s->boxes.cap; i++) {
         const slot_t *b = &s->boxes.slots[i];
-        const msg_t *m = &s->msgs[b->a];
-        if (b->key && m->sent && (src[m->dst] < 0 || m->seq < seq[m->dst])) {
+        const msg_t *m = b->key && b->b >= 0 ? &s->msgs[b->a] : NULL; /* sends waiting */
+        if (NULL != m && (src[m->dst] < 0 || m->seq < seq[m->dst])) {
             src[m->dst] = m->src;
             seq[m->dst] = m->seq;
         }

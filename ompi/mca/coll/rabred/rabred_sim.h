@@ -13,7 +13,9 @@
  *
  * Buffers are stored as runs of elements with the same contributions, so the
  * cost of a simulation depends on p and the plan, not on count: count can
- * be 0, 1 or 2^40.
+ * be 0, 1 or 2^40.  Pricing (cost_only) takes O(1) per message and round
+ * once the plans are built: ring allreduce at p = 1024, 2 million messages,
+ * in about 0.15 s.
  *
  * Timing model: each rank has one incoming and one outgoing port (full
  * duplex).  A message can start once the sender has posted it and the
@@ -57,8 +59,10 @@ typedef struct {
     int commutative;
     int in_place; /* alias INPUT and ACC where MPI_IN_PLACE is allowed */
     int64_t seg_count; /* passed to the builder (0: unsegmented) */
-    int cost_only;     /* skip the data checks (matching and timing stay):
-                        * for pricing plans already proven correct */
+    int cost_only;     /* skip the data checks (contributions, writes to
+                        * the input, receives overlapping a transfer;
+                        * peers, ranges, matching, lengths and timing
+                        * stay): for pricing plans already proven correct */
 } rabred_sim_call_t;
 
 void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamma = 1 */
