@@ -3,7 +3,9 @@
  *
  * For each round of a plan: post every receive, then every send (receives
  * first so eager data lands in place), wait for all, then run the local
- * steps with ompi_op_reduce and datatype copies.  Addresses are
+ * steps with ompi_op_reduce and datatype copies.  The next round, or its
+ * receives alone, is posted before those steps when the plan allows it
+ * (early_part).  Addresses are
  * base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
  * 2^31 bytes are fine; counts go to the PML as size_t.
  *
@@ -74,17 +76,17 @@ static void release(ompi_request_t **reqs, int n)
     }
 }
 
-/* Post round rd's receives, then its sends (receives first so eager data
- * lands in place).  *n counts the requests posted, also on error. */
-static int post_round(const rabred_plan_t *plan, const rabred_round_t *rd,
+/* Post round rd's transfers of directions first..last (RECV before SEND:
+ * receives first so eager data lands in place), appending to reqs[*n];
+ * *n counts the requests posted, also on error. */
+static int post_xfers(const rabred_plan_t *plan, const rabred_round_t *rd, int first, int last,
                       char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype, int tag,
                       struct ompi_communicator_t *comm, ompi_request_t **reqs, int *n)
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(dtype, &lb, &extent);
     int rc = OMPI_SUCCESS;
-    *n = 0;
-    for (int pass = RABRED_XFER_RECV; pass <= RABRED_XFER_SEND && OMPI_SUCCESS == rc; pass++) {
+    for (int pass = first; pass <= last && OMPI_SUCCESS == rc; pass++) {
         for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
             const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
             if (x->dir != pass) {
@@ -166,33 +168,48 @@ static void reqs_fini(rabred_reqs_t *r)
     }
 }
 
-/* Runs the rounds in order.  Round r+1 is posted before round r's local
- * steps whenever the plan allows it (rabred_plan_can_post_early), so its
- * transfers overlap the reduction; otherwise after them. */
+/* Which transfers of round r+1 go out before round r's local steps: all of
+ * them when the plan allows it (rabred_plan_can_post_early), so they
+ * overlap the reduction; else its receives alone when they may
+ * (rabred_plan_can_post_recvs_early), so incoming data is matched at once;
+ * else none.  Returns the last direction posted early (-1: none). */
+static int early_part(const rabred_plan_t *plan, int r, int input_is_acc)
+{
+    if (rabred_plan_can_post_early(plan, r, input_is_acc)) {
+        return RABRED_XFER_SEND;
+    }
+    return rabred_plan_can_post_recvs_early(plan, r, input_is_acc) ? RABRED_XFER_RECV : -1;
+}
+
+/* Runs the rounds in order, posting round r+1 (or part of it) before round
+ * r's local steps whenever the plan allows it (early_part). */
 static int run_rounds(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                       struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                       struct ompi_communicator_t *comm, rabred_reqs_t q[2])
 {
     int input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
-    int rc = 0 < plan->nrounds
-                 ? post_round(plan, &plan->rounds[0], bufs, dtype, tag, comm, q[0].reqs, &q[0].n)
-                 : OMPI_SUCCESS;
+    q[0].n = q[1].n = 0;
+    int rc = 0 < plan->nrounds ? post_xfers(plan, &plan->rounds[0], RABRED_XFER_RECV,
+                                            RABRED_XFER_SEND, bufs, dtype, tag, comm,
+                                            q[0].reqs, &q[0].n)
+                               : OMPI_SUCCESS;
     for (int r = 0; r < plan->nrounds && OMPI_SUCCESS == rc; r++) {
         rabred_reqs_t *cur = &q[r & 1], *next = &q[(r + 1) & 1];
         rc = cur->n > 0 ? ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE)
                         : OMPI_SUCCESS;
         cur->n = 0;
-        int early = rabred_plan_can_post_early(plan, r, input_is_acc);
-        if (OMPI_SUCCESS == rc && early) {
-            rc = post_round(plan, &plan->rounds[r + 1], bufs, dtype, tag, comm, next->reqs,
-                            &next->n);
+        int more = r + 1 < plan->nrounds;
+        int early = more ? early_part(plan, r, input_is_acc) : -1;
+        if (OMPI_SUCCESS == rc && early >= RABRED_XFER_RECV) {
+            rc = post_xfers(plan, &plan->rounds[r + 1], RABRED_XFER_RECV, early, bufs, dtype,
+                            tag, comm, next->reqs, &next->n);
         }
         if (OMPI_SUCCESS == rc) {
             rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
         }
-        if (OMPI_SUCCESS == rc && !early && r + 1 < plan->nrounds) {
-            rc = post_round(plan, &plan->rounds[r + 1], bufs, dtype, tag, comm, next->reqs,
-                            &next->n);
+        if (OMPI_SUCCESS == rc && more && early < RABRED_XFER_SEND) {
+            rc = post_xfers(plan, &plan->rounds[r + 1], early + 1, RABRED_XFER_SEND, bufs, dtype,
+                            tag, comm, next->reqs, &next->n);
         }
     }
     return rc;

@@ -178,19 +178,31 @@ static int conflicts(const rabred_xfer_t *x, const rabred_local_t *l, int input_
     return hits_dst || hits_src;
 }
 
-int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc)
+/* Does any transfer of round r+1 in direction `dir` (or any direction when
+ * dir < 0) conflict with round r's local steps? */
+static int next_conflicts(const rabred_plan_t *plan, int r, int dir, int input_is_acc)
 {
-    if (r + 1 >= plan->nrounds) {
-        return 0;
-    }
     const rabred_round_t *cur = &plan->rounds[r], *next = &plan->rounds[r + 1];
     for (int k = 0; k < next->nxfer; k++) {
+        const rabred_xfer_t *x = &plan->xfers[next->first_xfer + k];
+        if (dir >= 0 && x->dir != dir) {
+            continue;
+        }
         for (int j = 0; j < cur->nlocal; j++) {
-            if (conflicts(&plan->xfers[next->first_xfer + k],
-                          &plan->locals[cur->first_local + j], input_is_acc)) {
-                return 0;
+            if (conflicts(x, &plan->locals[cur->first_local + j], input_is_acc)) {
+                return 1;
             }
         }
     }
-    return 1;
+    return 0;
+}
+
+int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc)
+{
+    return r + 1 < plan->nrounds && !next_conflicts(plan, r, -1, input_is_acc);
+}
+
+int rabred_plan_can_post_recvs_early(const rabred_plan_t *plan, int r, int input_is_acc)
+{
+    return r + 1 < plan->nrounds && !next_conflicts(plan, r, RABRED_XFER_RECV, input_is_acc);
 }

@@ -119,6 +119,16 @@ void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, i
  * rule.  input_is_acc: INPUT and ACC are the same memory (MPI_IN_PLACE). */
 int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc);
 
+/* May round r+1's receives (only) be posted before round r's local steps?
+ * Yes when none of them touches what those steps read or write.  A ring's
+ * next send carries the block this round reduces, so the whole round may
+ * not go early, but its receive may: the left neighbour's data then lands
+ * while we reduce instead of waiting for the match (coll/tuned's ring does
+ * the same).  The simulator starts a message when both halves are posted
+ * and the receiver of a balanced ring posts before its sender anyway, so
+ * it does not model this; the executor does it. */
+int rabred_plan_can_post_recvs_early(const rabred_plan_t *plan, int r, int input_is_acc);
+
 /* Builds a plan with `build` after resetting it; returns RABRED_OK or an error. */
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
                       rabred_plan_t *plan);
