@@ -21,6 +21,8 @@
 #                      family (default 4; 0 times everything)
 #   --mode M, --max-delay MS, --late-rank R   arrival pattern (rabred_bench)
 #   --coll allreduce|reduce|both              (default both)
+#   --variants LIST    only these variants (rabred_bench --variants; e.g. for
+#                      16M, where every variant at every p takes hours)
 #   --name NAME        output directory bench/results/NAME
 #                      (default DATE, or quick-DATE with --quick)
 #   --wait-cluster S   wait up to S seconds for a cluster someone else has up
@@ -47,7 +49,7 @@ die() { echo "$prog: error: $*" >&2; exit 2; }
 quick=no
 p_list="2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"
 sizes=8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M
-repeats=5 rate=100mbit target_ms=30 skip_factor=4 coll=both
+repeats=5 rate=100mbit target_ms=30 skip_factor=4 coll=both variants=
 mode=balanced max_delay='' late_rank='' name='' wait_cluster=0 timeout_min=240
 can_run_only=no build=yes
 p_set=no sizes_set=no repeats_set=no
@@ -64,6 +66,7 @@ while [ $# -gt 0 ]; do
         --max-delay) max_delay=${2:?}; shift 2 ;;
         --late-rank) late_rank=${2:?}; shift 2 ;;
         --coll) coll=${2:?}; shift 2 ;;
+        --variants) variants=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
         --wait-cluster) wait_cluster=${2:?}; shift 2 ;;
         --timeout-min) timeout_min=${2:?}; shift 2 ;;
@@ -163,7 +166,7 @@ mkdir -p "$out/raw"
 meta=$out/raw/meta.txt
 {
     echo "command: bench/compare/compare.sh $orig_args"
-    echo "argv_resolved: p_list='$p_list' sizes=$sizes repeats=$repeats rate=$rate target_ms=$target_ms skip_factor=$skip_factor mode=$mode max_delay=${max_delay:-0} late_rank=${late_rank:-0} coll=$coll"
+    echo "argv_resolved: p_list='$p_list' sizes=$sizes repeats=$repeats rate=$rate target_ms=$target_ms skip_factor=$skip_factor mode=$mode max_delay=${max_delay:-0} late_rank=${late_rank:-0} coll=$coll variants=${variants:-all}"
     echo "started: $(date -u +%FT%TZ)"
     echo "host: $(hostname)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
@@ -209,6 +212,7 @@ bench_args=(-s "$sizes" -r "$repeats" -t "$target_ms" --skip-factor "$skip_facto
             --mode "$mode")
 [ -n "$max_delay" ] && bench_args+=(--max-delay "$max_delay")
 [ -n "$late_rank" ] && bench_args+=(--late-rank "$late_rank")
+[ -n "$variants" ] && bench_args+=(--variants "$variants")
 
 # The link bandwidth B of the bound 2(p-1)/p n/B: measured once, MPI one-way
 # 4 MiB ping-pong between two hosts (what cluster.sh check measures).
