@@ -5,7 +5,9 @@
  *  - a price book predicts each algorithm's simulated time from its two
  *    numbers (fixed, per byte) at sizes from 8 B to 64 MiB;
  *  - the decision with a price book picks, for every (p, size, op kind),
- *    an algorithm whose simulated time is within 3% of the best allowed one:
+ *    an algorithm whose simulated price (completion time for allreduce, the
+ *    average elapsed time over ranks for reduce: rabred_model_metric) is
+ *    within 3% of the best allowed one:
  *    the model's choice is the simulator's choice.
  * Models: a TCP-like one (exchanges cost twice a one-way transfer,
  * f_beta = 0.5) and a full-duplex one with a slow reduction.
@@ -39,7 +41,9 @@ static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t
     rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
                               commutative, 0, SEG, 1};
     rabred_sim_result_t res;
-    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok ? res.time : -1.0;
+    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
+               ? rabred_model_metric(&res, alg->coll)
+               : -1.0;
 }
 
 static int near(double a, double b, double rel)

@@ -33,7 +33,12 @@ static double simulate_time(const rabred_alg_t *alg, int p, int commutative, int
     if (RABRED_OK != rabred_simulate(&call, model, &res) || !res.ok) {
         return -1.0;
     }
-    return res.time;
+    return rabred_model_metric(&res, alg->coll);
+}
+
+double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
+{
+    return RABRED_COLL_REDUCE == coll ? res->avg_elapsed : res->time;
 }
 
 /* Rank 1's plan size times p: what simulating this call would cost. */
@@ -141,8 +146,9 @@ double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll,
  * exchanges with one peer), then the neighbour allgather (one-way):
  *   2 (p-1) (f_a a + n/p f_b b) + (p-1) n/p g, + (a + n/p b) - (f_a a + n/p f_b b)
  *   for even p.
- * Reduce's ring ends with the root receiving p-1 blocks one after another:
- *   the allgather term, as the root's in-port serialises them.
+ * Reduce's ring ends with the root receiving p-1 blocks one after another
+ *   (its in-port serialises them); reduce is priced by the average elapsed
+ *   time, so the k-th sender counts k one-way blocks and the root p-1.
  * segmented ring: the neighbour ring cut into S segments of s = n/(p S)
  *   bytes, each segment's transfer x = f_a a + s f_b b overlapping the
  *   previous one's reduction r = s g: (p-1) S max(x, r) + min(x, r), then
@@ -168,9 +174,14 @@ static double ring_time(int p, double n, int reduce, const rabred_model_t *m)
     if (0 == p % 2) {
         t += m->alpha + block * m->beta - neighbour(m, p, block);
     }
-    /* allreduce: the neighbour allgather; reduce: the root receives p-1
-     * blocks and sends nothing back, one-way even at p = 2 */
-    return t + (p - 1) * (reduce ? one_way(m, block) : neighbour(m, p, block));
+    if (!reduce) {
+        return t + (p - 1) * neighbour(m, p, block); /* the neighbour allgather */
+    }
+    /* reduce, priced by the average elapsed time (rabred_model_metric):
+     * the root's in-port takes the p-1 blocks one after another, so the
+     * k-th sender is done after k one-way messages and the root after p-1:
+     * on average (p-1)(p+2)/(2p) of them */
+    return t + (double)(p - 1) * (p + 2) / (2.0 * p) * one_way(m, block);
 }
 
 static double segmented_ring_time(int p, double n, int64_t seg_bytes, const rabred_model_t *m)

@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+#include "rabred_sim.h"
 #include "rabred_table.h"
 
 #define RABRED_TABLE_MAX 32       /* algorithms per collective, with room */
@@ -63,6 +64,15 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
  * when it was not priced. */
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
                              int index, int64_t bytes);
+
+/* What a price measures.  MPI_Allreduce: the completion time (every rank
+ * ends with the result, all at about the same moment).  MPI_Reduce: seed
+ * 004's average elapsed time over ranks, since a non-root rank is free as
+ * soon as its part has left, and that time goes back to the application;
+ * a tree whose leaves leave after one send is then worth what it is
+ * (measured: by this metric coll/tuned's trees beat a ring reduce that wins
+ * on completion time).  Also the benchmark's metric. */
+double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
 
 /* The closed forms used above RABRED_MODEL_SIM_MAX_P (exported for the
  * test that checks them against the simulator); < 0 when there is none. */
