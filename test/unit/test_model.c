@@ -37,7 +37,7 @@ static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t
     sm.f_alpha = m->f_alpha;
     sm.f_beta = m->f_beta;
     rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
-                              commutative, 0, SEG, 1};
+                              commutative, 0, SEG, 1, NULL};
     rabred_sim_result_t res;
     return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok ? res.time : -1.0;
 }

@@ -45,7 +45,7 @@ static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0, NULL};
     return rabred_simulate(&call, &model, res);
 }
 
@@ -93,7 +93,7 @@ static int has_linear_rounds(const rabred_alg_t *alg)
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     rabred_sim_call_t call = {alg->build, 64, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 64, 1, 0,
-                              0, 1};
+                              0, 1, NULL};
     rabred_sim_result_t res;
     int linear = RABRED_OK != rabred_simulate(&call, &model, &res) || res.max_rounds > 40;
     if (nknown < 2 * 32) {
@@ -193,7 +193,7 @@ static void test_segmented_ring_overlaps(void)
         rabred_sim_model_default(&model);
         model.alpha = 0.0;
         model.beta = model.gamma = 1.0 / (double)n;
-        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0};
+        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0, NULL};
         rabred_sim_result_t res;
         int rc = rabred_simulate(&call, &model, &res);
         double want = (1 - 1.0 / p) * 2 + 1.0 / ((double)p * nseg);
@@ -288,7 +288,7 @@ static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative
         models[k].gamma = 2 == k ? 1.0 / (double)n : 0.0;
     }
     /* correctness is the sweep's job: price only, so that every p is fast */
-    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0, 1};
+    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0, 1, NULL};
     int rc = rabred_simulate_models(&call, models, 3, res);
     for (int k = 0; k < 3; k++) {
         t[k] = RABRED_OK == rc && res[k].ok ? res[k].time : -1.0;

@@ -28,7 +28,7 @@ static double simulate_time(const rabred_alg_t *alg, int p, int commutative, int
                             int64_t seg_bytes, const rabred_sim_model_t *model)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
-    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1};
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL};
     rabred_sim_result_t res;
     if (RABRED_OK != rabred_simulate(&call, model, &res) || !res.ok) {
         return -1.0;
@@ -42,7 +42,7 @@ static int64_t sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t s
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
-                               bytes, 1, seg_bytes};
+                               bytes, 1, seg_bytes, NULL};
     int64_t work = RABRED_OK == rabred_plan_build(alg->build, &args, &plan)
                        ? (int64_t)p * (plan.nrounds + plan.nxfers)
                        : INT64_MAX;
