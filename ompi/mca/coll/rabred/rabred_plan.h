@@ -87,8 +87,8 @@ typedef struct {
  * every rank shares) and must be the same on every rank, or ranks would build
  * plans that do not match.  Bad values are not fatal: an offset that is NaN,
  * infinite or negative counts as 0 (on time), and alpha, beta or gamma that
- * are NaN, infinite or negative count as 0 (rabred_arrival_offset,
- * rabred_arrival_cost in rabred_toolkit.h). */
+ * are NaN, infinite or negative count as 0 (rabred_arrival_clean in
+ * rabred_toolkit.h). */
 typedef struct {
     const double *offset; /* p arrival offsets in seconds (>= 0), by rank; the same on every rank */
     double alpha;         /* model: seconds per message */
