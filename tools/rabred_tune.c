@@ -584,6 +584,11 @@ static void load_algs(coll_state_t *c, MPI_T_enum et, const char *cvar)
             continue;
         }
         tmp.alg = tmp.is_previous ? NULL : rabred_table_by_name(c->coll, tmp.name);
+        if (NULL != tmp.alg && tmp.alg->arrival_aware) {
+            continue; /* made for imbalanced arrival: with everyone on time
+                       * (as here) the ring or slower, and rules for the
+                       * balanced case must not name them */
+        }
         if (tmp.is_previous) {
             c->a[0] = tmp;
             c->prev = 0;

@@ -113,7 +113,11 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
             rabred_price_t *price = &book->price[coll][commutative][i];
             rabred_call_t call = {p, INT64_MAX / 4, commutative};
             memset(price, 0, sizeof(*price));
-            if (p >= 2 && NULL == rabred_alg_violation(alg, &call)) {
+            /* arrival-aware algorithms are left unpriced (ok = 0), so the
+             * decision never picks them: with equal arrivals they are the
+             * ring (prereduced_ring) or slower (sorted_linear_tree), and
+             * nothing here predicts arrivals yet */
+            if (p >= 2 && !alg->arrival_aware && NULL == rabred_alg_violation(alg, &call)) {
                 price_alg(alg, p, commutative, seg_bytes, model, price);
             }
         }
