@@ -2,7 +2,7 @@
  * rabred-plan: look at rabred's algorithms without MPI.
  *
  *   rabred-plan --alg NAME -p P --count N [--root R] [--coll allreduce|reduce]
- *               [--noncommutative] [--segment ELEMS]
+ *               [--noncommutative] [--segment ELEMS] [--arrival T0,T1,...]
  *               [--cost | --alpha A --beta B --gamma G] [--svg FILE]
  *   rabred-plan --list | --help
  *
@@ -11,7 +11,9 @@
  * (alpha, beta and gamma coefficients, the last two in units of n = count
  * elements) so the numbers read like the papers' formulas; model values give
  * one completion time instead.  --svg draws the data flow in the style of
- * seed 000's Fig. 1.
+ * seed 000's Fig. 1.  --arrival gives every rank's arrival offset: the
+ * simulator starts each rank then, and arrival-aware builders (seed 004)
+ * plan with the offsets and the model.
  *
  * Everything comes from the algorithm table, the plan builders and the
  * simulator: no algorithm is named here, so new table entries show up
@@ -47,6 +49,9 @@ typedef struct {
     int64_t count, seg;
     int count_set, p_set, model_set;
     double model[3]; /* alpha, beta, gamma given on the command line */
+    double *arrival; /* --arrival: one offset per rank, or NULL */
+    int narrival;
+    rabred_arrival_t plan_for; /* what arrival-aware builders get */
     const rabred_alg_t *alg;
 } opts_t;
 
@@ -77,6 +82,10 @@ static void print_help(void)
            "  --root R           root rank of reduce (default 0)\n"
            "  --noncommutative   the op may not be reordered: results must be in rank order\n"
            "  --segment ELEMS    elements per segment for pipelined algorithms (0: none)\n"
+           "  --arrival T0,T1,.. each rank's arrival offset (p values >= 0, in the model's\n"
+           "                     time unit): ranks start then, arrival-aware algorithms plan\n"
+           "                     with them (and --alpha/--beta/--gamma, default 1 each);\n"
+           "                     the model line adds the mean elapsed time\n"
            "  --cost             print 'alpha=A beta=B gamma=G': the simulated time with only\n"
            "                     that term on (beta, gamma per element / count: units of n)\n"
            "  --alpha A --beta B --gamma G\n"
@@ -200,6 +209,33 @@ static int parse_model(const char *flag, const char *text, double *out)
     return 0;
 }
 
+/* "t0,t1,...": numbers >= 0, kept in o->arrival (freed at exit by the OS). */
+static int parse_arrival(const char *flag, const char *text, opts_t *o)
+{
+    int n = 1;
+    for (const char *c = text; *c; c++) {
+        n += ',' == *c;
+    }
+    double *v = realloc(o->arrival, (size_t)n * sizeof(double));
+    if (NULL == v) {
+        return usage_error("%s: out of memory", flag);
+    }
+    o->arrival = v;
+    o->narrival = 0;
+    for (const char *c = text; o->narrival < n; c++) {
+        char *end;
+        errno = 0;
+        v[o->narrival] = strtod(c, &end);
+        if (end == c || (*end != ',' && *end != '\0') || ERANGE == errno ||
+            !isfinite(v[o->narrival]) || v[o->narrival] < 0) {
+            return usage_error("%s: expected comma-separated numbers >= 0, got '%s'", flag, text);
+        }
+        o->narrival++;
+        c = end;
+    }
+    return 0;
+}
+
 static int parse_coll(const char *text, int *coll)
 {
     for (int c = 0; c < RABRED_NCOLLS; c++) {
@@ -213,7 +249,7 @@ static int parse_coll(const char *text, int *coll)
 
 typedef enum {
     O_ALG, O_P, O_COUNT, O_ROOT, O_COLL, O_NONCOMM, O_SEG, O_COST, O_SVG, O_ALPHA, O_BETA,
-    O_GAMMA, O_LIST, O_HELP
+    O_GAMMA, O_LIST, O_HELP, O_ARRIVAL
 } opt_id_t;
 
 static const struct {
@@ -228,6 +264,7 @@ static const struct {
     {"--svg", NULL, O_SVG, 1},         {"--alpha", NULL, O_ALPHA, 1},
     {"--beta", NULL, O_BETA, 1},       {"--gamma", NULL, O_GAMMA, 1},
     {"--list", NULL, O_LIST, 0},       {"--help", "-h", O_HELP, 0},
+    {"--arrival", NULL, O_ARRIVAL, 1},
 };
 
 static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
@@ -251,6 +288,7 @@ static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
         break;
     case O_LIST: o->list = 1; break;
     case O_HELP: o->help = 1; break;
+    case O_ARRIVAL: rc = parse_arrival(flag, v, o); break;
     }
     return rc;
 }
@@ -331,6 +369,18 @@ static int check_args(opts_t *o)
     if (o->svg && 0 == o->count) {
         return usage_error("--svg needs --count >= 1: there is no data to draw");
     }
+    if (o->arrival && o->narrival != o->p) {
+        return usage_error("--arrival has %d offsets; p=%d needs one per rank", o->narrival, o->p);
+    }
+    if (o->arrival && o->cost) {
+        return usage_error("--arrival and --cost do not mix (offsets are times, not terms): "
+                           "give --alpha/--beta/--gamma");
+    }
+    /* the builders' model: the one given, else 1 per message, element, reduction */
+    o->plan_for.offset = o->arrival;
+    o->plan_for.alpha = o->model_set ? o->model[0] : 1.0;
+    o->plan_for.beta = o->model_set ? o->model[1] : 1.0;
+    o->plan_for.gamma = o->model_set ? o->model[2] : 1.0;
     return 0;
 }
 
@@ -346,15 +396,16 @@ static void describe_call(const opts_t *o, char *out, size_t size)
     if (o->seg > 0) {
         snprintf(seg, sizeof(seg), " segment=%lld", (long long)o->seg);
     }
-    snprintf(out, size, "%s %s: p=%d count=%lld%s%s, %s op", rabred_coll_name((rabred_coll_t)o->coll),
-             o->alg->name, o->p, (long long)o->count, root, seg,
-             o->commutative ? "commutative" : "non-commutative");
+    snprintf(out, size, "%s %s: p=%d count=%lld%s%s, %s op%s",
+             rabred_coll_name((rabred_coll_t)o->coll), o->alg->name, o->p, (long long)o->count,
+             root, seg, o->commutative ? "commutative" : "non-commutative",
+             o->arrival ? ", arrival offsets given" : "");
 }
 
 static rabred_plan_args_t plan_args(const opts_t *o, int rank)
 {
     rabred_plan_args_t a = {o->p, rank, RABRED_COLL_REDUCE == o->coll ? o->root : -1, o->count,
-                            o->commutative, o->seg};
+                            o->commutative, o->seg, o->arrival ? &o->plan_for : NULL};
     return a;
 }
 
@@ -401,8 +452,10 @@ static int simulate(const opts_t *o, double alpha, double beta, double gamma,
     model.alpha = alpha;
     model.beta = beta;
     model.gamma = gamma;
+    model.arrival = o->arrival;
     rabred_sim_call_t call = {o->alg->build, o->p, RABRED_COLL_REDUCE == o->coll ? o->root : -1,
-                              o->count, o->commutative, 0, o->seg, 0};
+                              o->count, o->commutative, 0, o->seg, 0,
+                              o->arrival ? &o->plan_for : NULL};
     int rc = rabred_simulate(&call, &model, res);
     if (RABRED_OK != rc) {
         fprintf(stderr, PROG ": the simulation could not run (%s)\n",
@@ -437,7 +490,9 @@ static int print_time(const opts_t *o)
 {
     rabred_sim_result_t res;
     int rc = simulate(o, o->model[0], o->model[1], o->model[2], &res);
-    if (0 == rc) {
+    if (0 == rc && o->arrival) {
+        printf("time=%g mean_elapsed=%g\n", res.time, res.avg_elapsed);
+    } else if (0 == rc) {
         printf("time=%g\n", res.time);
     }
     return rc;

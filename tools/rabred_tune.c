@@ -584,6 +584,11 @@ static void load_algs(coll_state_t *c, MPI_T_enum et, const char *cvar)
             continue;
         }
         tmp.alg = tmp.is_previous ? NULL : rabred_table_by_name(c->coll, tmp.name);
+        if (NULL != tmp.alg && tmp.alg->arrival_aware) {
+            continue; /* made for imbalanced arrival: with everyone on time
+                       * (as here) the ring or slower, and rules for the
+                       * balanced case must not name them */
+        }
         if (tmp.is_previous) {
             c->a[0] = tmp;
             c->prev = 0;
@@ -908,7 +913,7 @@ static int seg_candidates(const coll_state_t *c, const alg_t *a, int64_t count, 
         return 0;
     }
     rabred_plan_args_t args = {g.size, 0, RABRED_COLL_REDUCE == c->coll ? 0 : -1, count,
-                               !g.opt.noncommutative, 0};
+                               !g.opt.noncommutative, 0, NULL};
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     int64_t unsegmented = plan_shape(a->alg, &args, &plan), last = -2;

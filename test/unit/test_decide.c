@@ -4,7 +4,8 @@
  * model and with rules that ask for every algorithm, the choice never
  * violates the chosen algorithm's restrictions, forced algorithms win when
  * allowed, rules win when allowed and are refused with file:line when not,
- * fallbacks say so, and the thresholds cut where documented.
+ * fallbacks say so, the thresholds cut where documented, and only a user
+ * (forced value or rule) gets an arrival-aware algorithm.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -26,6 +27,9 @@ static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t byt
         CHECK(NULL == rabred_alg_violation(ch.alg, call), "%s p=%d count=%lld comm=%d: %s chosen",
               rabred_coll_name(coll), call->p, (long long)call->count, call->commutative,
               ch.alg->name);
+        /* only a user (forced, or a rule) runs an arrival-aware algorithm */
+        CHECK(!ch.alg->arrival_aware || RABRED_WHY_FORCED == ch.why || RABRED_WHY_RULE == ch.why,
+              "the decision chose %s (%s)", ch.alg->name, ch.reason);
     }
     if (NULL != want && NULL == rabred_alg_violation(want, call)) {
         CHECK(ch.alg == want && RABRED_WHY_FORCED == ch.why, "forced %s ignored", want->name);
@@ -86,7 +90,7 @@ static void test_grid_model_and_rules(void)
 {
     int ps[] = {2, 3, 4, 5, 7, 8, 13, 16, 100, 1024};
     int64_t counts[] = {0, 1, 3, 7, 8, 255, 256, 4096, 1 << 20};
-    int forced[] = {RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS, 1, 2, 3, 7, 99};
+    int forced[] = {RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS, 1, 2, 3, 7, 9, 10, 99};
     rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
     static rabred_pricebook_t book;
     for (int coll = 0; coll < RABRED_NCOLLS; coll++)

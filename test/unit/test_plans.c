@@ -45,7 +45,7 @@ static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0, NULL};
     return rabred_simulate(&call, &model, res);
 }
 
@@ -93,7 +93,7 @@ static int has_linear_rounds(const rabred_alg_t *alg)
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     rabred_sim_call_t call = {alg->build, 64, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 64, 1, 0,
-                              0, 1};
+                              0, 1, NULL};
     rabred_sim_result_t res;
     int linear = RABRED_OK != rabred_simulate(&call, &model, &res) || res.max_rounds > 40;
     if (nknown < 2 * 32) {
@@ -146,15 +146,24 @@ static void sweep_p(const rabred_alg_t *alg, int p, int *roots, int level)
 
 /* An algorithm that declares "commutative only" must really break rank
  * order, or the restriction costs users a fast algorithm for nothing; one
- * that does not declare it must keep order (checked by the sweep). */
+ * that does not declare it must keep order (checked by the sweep).  The
+ * arrival-aware ones are shown ranks arriving in reverse order: without
+ * offsets the sorted linear tree is the linear tree in rank order, which
+ * keeps it, but the order they serve in is the arrival order. */
 static void test_order_restrictions_are_real(void)
 {
+    static const double reverse[5] = {4, 3, 2, 1, 0};
+    rabred_arrival_t arrival = {reverse, 1.0, 1.0, 1.0};
     for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             rabred_sim_result_t res;
             if (needs_commutative(alg)) {
-                int rc = simulate(alg, 5, RABRED_COLL_REDUCE == coll ? 2 : -1, 50, 0, 0, &res);
+                rabred_sim_model_t model;
+                rabred_sim_model_default(&model);
+                rabred_sim_call_t call = {alg->build, 5, RABRED_COLL_REDUCE == coll ? 2 : -1, 50,
+                                          0, 0, 0, 0, alg->arrival_aware ? &arrival : NULL};
+                int rc = rabred_simulate(&call, &model, &res);
                 CHECK(RABRED_OK == rc && !res.ok, "%s keeps rank order: drop its restriction",
                       alg->name);
             }
@@ -193,7 +202,7 @@ static void test_segmented_ring_overlaps(void)
         rabred_sim_model_default(&model);
         model.alpha = 0.0;
         model.beta = model.gamma = 1.0 / (double)n;
-        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0};
+        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0, NULL};
         rabred_sim_result_t res;
         int rc = rabred_simulate(&call, &model, &res);
         double want = (1 - 1.0 / p) * 2 + 1.0 / ((double)p * nseg);
@@ -242,7 +251,7 @@ static void test_simulator_catches_broken_plans(void)
     static const char *what[] = {"operands out of rank order", "a missing step",
                                  "a length mismatch", "a deadlock", "a write to the input",
                                  "a receive over a send"};
-    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}};
+    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}, 0};
     for (broken_kind = 0; broken_kind < 6; broken_kind++) {
         rabred_sim_result_t res;
         int rc = simulate(&alg, 8, -1, 100, 0, 0, &res);
@@ -288,7 +297,7 @@ static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative
         models[k].gamma = 2 == k ? 1.0 / (double)n : 0.0;
     }
     /* correctness is the sweep's job: price only, so that every p is fast */
-    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0, 1};
+    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0, 1, NULL};
     int rc = rabred_simulate_models(&call, models, 3, res);
     for (int k = 0; k < 3; k++) {
         t[k] = RABRED_OK == rc && res[k].ok ? res[k].time : -1.0;
@@ -453,10 +462,18 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         f[0] = 2.0 * (K + W);
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;
-    } else if (0 == strcmp(name, "ring") || 0 == strcmp(name, "segmented_ring")) {
+    } else if (0 == strcmp(name, "ring") || 0 == strcmp(name, "segmented_ring") ||
+               0 == strcmp(name, "prereduced_ring")) { /* no offsets: the neighbour ring */
         f[0] = 2.0 * (p - 1);
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;
+    } else if (0 == strcmp(name, "sorted_linear_tree")) {
+        /* no offsets: the pipelined linear tree over p segments of n/p,
+         * 3 (p-1) steps on its critical path, 2 (p-1) of them reducing (see
+         * coll_rabred_allreduce_sorted_linear_tree.c) */
+        f[0] = 3.0 * (p - 1);
+        f[1] = 3 * (1 - 1.0 / p);
+        f[2] = 2 * (1 - 1.0 / p);
     } else if (0 == strcmp(name, "linear")) {
         int allreduce = RABRED_COLL_ALLREDUCE == alg->coll;
         f[0] = f[1] = (allreduce ? 2.0 : 1.0) * (p - 1);

@@ -1,7 +1,9 @@
 /*
  * Unit tests of the segment/recursion toolkit (no MPI): the fold, block
- * ranges and the halving windows, for p = 1..1024 and counts up to 2^40.
+ * ranges and the halving windows, for p = 1..1024 and counts up to 2^40,
+ * and the arrival order.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -106,9 +108,52 @@ static void test_halving(void)
     }
 }
 
+/* order[] is a permutation of 0..p-1 sorted by (cleaned offset, rank). */
+static int arrival_sorted(int p, const double *offset, const int *order)
+{
+    char *seen = calloc((size_t)p, 1);
+    int bad = NULL == seen;
+    for (int q = 0; q < p && !bad; q++) {
+        bad += order[q] < 0 || order[q] >= p || seen[order[q]]++;
+        if (q > 0 && !bad) {
+            double a = rabred_arrival_clean(offset[order[q - 1]]);
+            double b = rabred_arrival_clean(offset[order[q]]);
+            bad += a > b || (a == b && order[q - 1] > order[q]);
+        }
+    }
+    free(seen);
+    return !bad;
+}
+
+static void test_arrival_order(void)
+{
+    int order[1024];
+    double offset[1024];
+    uint64_t x = 12345;
+    rabred_arrival_order(5, NULL, order);
+    CHECK(0 == order[0] && 4 == order[4], "no offsets: rank order");
+    for (int p = 1; p <= 1024; p = p < 40 ? p + 1 : 2 * p + 1) {
+        for (int i = 0; i < p; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            int kind = (int)(x >> 60) % 8;
+            /* few distinct values (ties), NaN, infinities, negatives, -0 */
+            offset[i] = kind < 4 ? (double)((x >> 33) % 7) : kind == 4 ? NAN
+                      : kind == 5 ? -INFINITY : kind == 6 ? -1.5 : (x >> 40) * 1e300;
+        }
+        rabred_arrival_order(p, offset, order);
+        CHECK(arrival_sorted(p, offset, order), "p=%d: not sorted by (offset, rank)", p);
+    }
+    double ties[4] = {1.0, 0.0, 1.0, 0.0}, bad[4] = {NAN, 2.0, -3.0, INFINITY};
+    rabred_arrival_order(4, ties, order);
+    CHECK(1 == order[0] && 3 == order[1] && 0 == order[2] && 2 == order[3], "ties by rank");
+    rabred_arrival_order(4, bad, order); /* 0, 0, 2, 0 after cleaning */
+    CHECK(0 == order[0] && 2 == order[1] && 3 == order[2] && 1 == order[3], "bad values as 0");
+}
+
 int main(void)
 {
     test_pof2();
+    test_arrival_order();
     test_fold();
     test_blocks();
     test_halving();

@@ -222,7 +222,8 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
         return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
     }
     rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice)};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
+                               NULL /* arrivals: not predicted yet */};
     char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
     return run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
                     MCA_COLL_BASE_TAG_ALLREDUCE, comm);
@@ -244,7 +245,8 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     }
     int rank = ompi_comm_rank(comm);
     rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice)};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
+                               NULL /* arrivals: not predicted yet */};
     /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
     int at_root = rank == root;
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;

@@ -85,8 +85,11 @@ static void by_model(rabred_coll_t coll, const rabred_call_t *call, int64_t byte
         const rabred_alg_t *alg = rabred_table_at(coll, i);
         double factor = measured_factor(coll, alg, call->p, bytes);
         double t = factor * rabred_pricebook_time(book, coll, commutative, i, bytes);
-        if (t <= 0.0 || NULL != rabred_alg_violation(alg, call)) {
-            continue; /* not priced, kept out by the measured table, or not allowed */
+        if (t <= 0.0 || NULL != rabred_alg_violation(alg, call) || alg->arrival_aware) {
+            /* not priced, kept out by the measured table, not allowed, or
+             * made for arrivals this balanced decision does not predict
+             * (the price book leaves those unpriced too) */
+            continue;
         }
         if (NULL == best || t < best_t) {
             second = best;

@@ -28,7 +28,7 @@ static double simulate_time(const rabred_alg_t *alg, int p, int commutative, int
                             int64_t seg_bytes, const rabred_sim_model_t *model)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
-    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1};
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL};
     rabred_sim_result_t res;
     if (RABRED_OK != rabred_simulate(&call, model, &res) || !res.ok) {
         return -1.0;
@@ -47,7 +47,7 @@ static int64_t sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t s
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
-                               bytes, 1, seg_bytes};
+                               bytes, 1, seg_bytes, NULL};
     int64_t work = RABRED_OK == rabred_plan_build(alg->build, &args, &plan)
                        ? (int64_t)p * (plan.nrounds + plan.nxfers)
                        : INT64_MAX;
@@ -118,7 +118,11 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
             rabred_price_t *price = &book->price[coll][commutative][i];
             rabred_call_t call = {p, INT64_MAX / 4, commutative};
             memset(price, 0, sizeof(*price));
-            if (p >= 2 && NULL == rabred_alg_violation(alg, &call)) {
+            /* arrival-aware algorithms are left unpriced (ok = 0), so the
+             * decision never picks them: with equal arrivals they are the
+             * ring (prereduced_ring) or slower (sorted_linear_tree), and
+             * nothing here predicts arrivals yet */
+            if (p >= 2 && !alg->arrival_aware && NULL == rabred_alg_violation(alg, &call)) {
                 price_alg(alg, p, commutative, seg_bytes, model, price);
             }
         }

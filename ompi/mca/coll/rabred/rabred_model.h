@@ -22,6 +22,10 @@
  * there).  The segmented ring is always priced by its closed form, whose
  * time steps with the segment count.  test_model checks every closed form
  * against the simulator.
+ *
+ * Arrival-aware algorithms (rabred_alg_t.arrival_aware, seed 004) are not
+ * priced: this model assumes every rank arrives at once, where they are no
+ * better than the ring, and the decision must not choose them.
  */
 #ifndef RABRED_MODEL_H
 #define RABRED_MODEL_H

@@ -3,6 +3,8 @@
  */
 #include "rabred_phases.h"
 
+#include <stdlib.h>
+
 void rabred_phase_copy_in(rabred_plan_t *plan, int64_t count)
 {
     rabred_plan_round(plan);
@@ -269,4 +271,155 @@ void rabred_phase_blocks_reduce_up(rabred_plan_t *plan, const rabred_blocks_t *b
                              RABRED_BUF_ACC, off, len);
         }
     }
+}
+
+/* What position pos moves at one step of the segment chains: the segment
+ * it sends to pos+1 (incoming 0) or receives from pos-1 (incoming 1).
+ * Segment j's hop h runs at step start[j] - j + h, h = 0 .. 2 (p-1) - 1;
+ * len is 0 when the segment has no hop at this step or is empty. */
+typedef struct {
+    int seg;
+    int64_t off, len;
+    int reduces; /* a partial sum (hop < p-1) to add, not a result to keep */
+} chain_move_t;
+
+static chain_move_t chain_move(int p, const int *start, int64_t count, int pos, int step,
+                               int incoming)
+{
+    chain_move_t m;
+    m.seg = (((pos - incoming - step) % p) + p) % p;
+    int hop = step - (start[m.seg] - m.seg);
+    int active = hop >= 0 && hop <= 2 * p - 3;
+    m.off = rabred_block_offset(count, p, m.seg);
+    m.len = active ? rabred_block_length(count, p, m.seg) : 0;
+    m.reduces = active && hop < p - 1;
+    return m;
+}
+
+/* The steps of the chains: from the earliest start to the last hop. */
+static void chain_steps(int p, const int *start, int *first, int *last)
+{
+    *first = *last = start[0];
+    for (int j = 1; j < p; j++) {
+        *first = start[j] - j < *first ? start[j] - j : *first;
+        *last = start[j] - j > *last ? start[j] - j : *last;
+    }
+    *last += 2 * p - 3;
+}
+
+/* One step of position pos: one round, unless nothing moves. */
+static void chain_step(rabred_plan_t *plan, int p, const int *ring, int pos, const int *start,
+                       int64_t count, int step)
+{
+    chain_move_t out = chain_move(p, start, count, pos, step, 0);
+    chain_move_t in = chain_move(p, start, count, pos, step, 1);
+    if (0 == out.len && 0 == in.len) {
+        return;
+    }
+    int left = ring[(pos - 1 + p) % p];
+    rabred_plan_round(plan);
+    rabred_plan_send(plan, ring[(pos + 1) % p], RABRED_BUF_ACC, out.off, out.len);
+    if (in.reduces) {
+        rabred_plan_recv(plan, left, RABRED_BUF_TMP, in.off, in.len);
+        /* commutative only: the order within a chain is the ring's */
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, in.off, in.len, 1);
+    } else {
+        rabred_plan_recv(plan, left, RABRED_BUF_ACC, in.off, in.len); /* the result */
+    }
+}
+
+void rabred_phase_segment_chains(rabred_plan_t *plan, int p, const int *ring, int rank,
+                                 const int *start, int64_t count)
+{
+    int pos = 0, first, last;
+    while (pos < p - 1 && ring[pos] != rank) {
+        pos++;
+    }
+    rabred_phase_copy_in(plan, count);
+    chain_steps(p, start, &first, &last);
+    for (int step = first; p > 1 && step <= last; step++) {
+        chain_step(plan, p, ring, pos, start, count, step);
+    }
+}
+
+/* One position's clocks in rabred_chains_mean_elapsed, following the
+ * simulator's rules for its plan. */
+typedef struct {
+    double post;    /* when its next round may be posted (the last round's end) */
+    double cpu;     /* when its CPU is free (the last reduction's end) */
+    double out_end; /* when this step's send ends */
+    int reduced;    /* the segment the last round reduced, or -1 */
+} chain_clock_t;
+
+/* A round whose transfers touch the segment the previous round reduced
+ * waits for that reduction (rabred_plan_can_post_early). */
+static void clock_post(chain_clock_t *c, const chain_move_t *out, const chain_move_t *in)
+{
+    if (c->reduced >= 0 && ((out->len > 0 && out->seg == c->reduced) ||
+                            (in->len > 0 && in->seg == c->reduced))) {
+        c->post = c->cpu;
+    }
+}
+
+/* The round's messages are done (its send at c->out_end, its receive at
+ * in_end): then it reduces what it received if that is a partial sum. */
+static void clock_finish(chain_clock_t *c, double in_end, const chain_move_t *out,
+                         const chain_move_t *in, double gamma)
+{
+    double done = out->len > 0 ? c->out_end : 0.0;
+    done = in->len > 0 && in_end > done ? in_end : done;
+    double t = done > c->cpu ? done : c->cpu;
+    c->cpu = t + (in->reduces ? (double)in->len * gamma : 0.0);
+    c->post = t;
+    c->reduced = in->reduces ? in->seg : -1;
+}
+
+/* One step for every position: post, run the messages, finish. */
+static void clock_step(chain_clock_t *clk, int p, const int *start, int64_t count, int step,
+                       const double model[3])
+{
+    for (int q = 0; q < p; q++) {
+        chain_move_t out = chain_move(p, start, count, q, step, 0);
+        chain_move_t in = chain_move(p, start, count, q, step, 1);
+        clock_post(&clk[q], &out, &in);
+    }
+    for (int q = 0; q < p; q++) { /* q -> q+1 starts when both ends have posted it */
+        chain_move_t out = chain_move(p, start, count, q, step, 0);
+        const chain_clock_t *right = &clk[(q + 1) % p];
+        double t = clk[q].post > right->post ? clk[q].post : right->post;
+        clk[q].out_end = t + model[0] + (double)out.len * model[1];
+    }
+    for (int q = 0; q < p; q++) {
+        chain_move_t out = chain_move(p, start, count, q, step, 0);
+        chain_move_t in = chain_move(p, start, count, q, step, 1);
+        if (out.len > 0 || in.len > 0) {
+            clock_finish(&clk[q], clk[(q - 1 + p) % p].out_end, &out, &in, model[2]);
+        }
+    }
+}
+
+double rabred_chains_mean_elapsed(int p, const int *ring, const int *start, int64_t count,
+                                  const rabred_arrival_t *arr)
+{
+    chain_clock_t *clk = malloc((size_t)p * sizeof(*clk));
+    if (NULL == clk) {
+        return -1.0;
+    }
+    double model[3] = {rabred_arrival_clean(arr->alpha), rabred_arrival_clean(arr->beta),
+                       rabred_arrival_clean(arr->gamma)};
+    for (int q = 0; q < p; q++) {
+        double a = rabred_arrival_clean(arr->offset[ring[q]]);
+        clk[q] = (chain_clock_t){a, a, 0.0, -1};
+    }
+    int first, last;
+    chain_steps(p, start, &first, &last);
+    for (int step = first; p > 1 && step <= last; step++) {
+        clock_step(clk, p, start, count, step, model);
+    }
+    double sum = 0.0;
+    for (int q = 0; q < p; q++) {
+        sum += clk[q].cpu - rabred_arrival_clean(arr->offset[ring[q]]);
+    }
+    free(clk);
+    return sum / p;
 }

@@ -111,4 +111,42 @@ void rabred_phase_blocks_start(rabred_plan_t *plan, const rabred_plan_args_t *a,
 void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_root,
                               int64_t count);
 
+/* Segment chains around a ring of positions (seed 004: the sorted linear
+ * tree and the pre-reduced ring are both instances).  ring[q] is the rank at
+ * position q; the vector is cut into p segments, segment j being block j of
+ * p (rabred_block_offset).  Segment j starts at position start[j]: its
+ * partial sum travels start[j] -> start[j]+1 -> ... for p-1 hops, each
+ * receiver adding its own part, so position start[j]-1 holds the result;
+ * that one sends it on around the ring for p-1 more hops (each receiver
+ * overwriting its partial with it), so the segment is reduced once and
+ * copied to everyone: every rank gets the same bits.
+ *
+ * Schedule: hop h of segment j runs at step start[j] - j + h.  At any step
+ * a position then sends at most one segment (j = position - step mod p) and
+ * receives at most one (from position - 1), and every hop comes one step
+ * after the one before it.  Each position runs its steps in order, one
+ * round per step with something to move, so both ends of every link see
+ * the same message order and no rank waits for a step that waits for it:
+ * any start[] gives a correct, deadlock-free plan.  start[j] = j is the
+ * neighbour ring (2 (p-1) steps); start[j] = 0 for all j the pipelined
+ * linear tree 0 -> 1 -> ... -> p-1 -> 0 -> ... -> p-2 (3 (p-1) steps).
+ * Empty segments (count < p) move nothing and make no rounds.
+ * Commutative ops only: segment j combines the ranks in ring order from
+ * start[j].  `rank` is the calling rank (found in ring[]).  Appends
+ * copy-in (INPUT to ACC) first; uses TMP for partials. */
+void rabred_phase_segment_chains(rabred_plan_t *plan, int p, const int *ring, int rank,
+                                 const int *start, int64_t count);
+
+/* What rabred_phase_segment_chains' plans with these start[] cost under
+ * arr's model and offsets: the mean over ranks of (finish - arrival), in
+ * seconds, as the simulator would time them with f_alpha = f_beta = 1 (a
+ * round is posted when the previous one's transfers are done, or when its
+ * reduction is too if the round touches what it reduced; a message starts
+ * when both ends have posted it: in these plans a port never has two
+ * messages waiting).  For choosing between schedules (the pre-reduced ring
+ * keeps its pre-steps only when they pay).  O(p (p + max shift)) time,
+ * O(p) memory; < 0 when out of memory. */
+double rabred_chains_mean_elapsed(int p, const int *ring, const int *start, int64_t count,
+                                  const rabred_arrival_t *arr);
+
 #endif /* RABRED_PHASES_H */

@@ -81,12 +81,30 @@ typedef struct {
     int error;                  /* first error met while building */
 } rabred_plan_t;
 
-/* What a builder is given.  root is -1 for allreduce. */
+/* When each rank arrives at the call, and the model that prices a step, for
+ * the algorithms that order their work by arrival (seed 004; the table marks
+ * them arrival_aware).  The offsets come from outside the call (a prediction
+ * every rank shares) and must be the same on every rank, or ranks would build
+ * plans that do not match.  Bad values are not fatal: an offset that is NaN,
+ * infinite or negative counts as 0 (on time), and alpha, beta or gamma that
+ * are NaN, infinite or negative count as 0 (rabred_arrival_clean in
+ * rabred_toolkit.h). */
+typedef struct {
+    const double *offset; /* p arrival offsets in seconds (>= 0), by rank; the same on every rank */
+    double alpha;         /* model: seconds per message */
+    double beta;          /* seconds per ELEMENT sent */
+    double gamma;         /* seconds per ELEMENT reduced */
+} rabred_arrival_t;
+
+/* What a builder is given.  root is -1 for allreduce.  Positional
+ * initialisers that stop before `arrival` leave it NULL, which every
+ * builder reads as "arrivals unknown or equal". */
 typedef struct {
     int p, rank, root;
     int64_t count;   /* elements */
     int commutative; /* 1 when the operation may be applied in any order */
     int64_t seg_count; /* elements per segment for pipelined algorithms; 0: one segment */
+    const rabred_arrival_t *arrival; /* NULL: arrivals unknown or equal (balanced) */
 } rabred_plan_args_t;
 
 typedef int (*rabred_plan_builder_fn)(const rabred_plan_args_t *args, rabred_plan_t *plan);

@@ -63,6 +63,11 @@ typedef struct {
                         * the input, receives overlapping a transfer;
                         * peers, ranges, matching, lengths and timing
                         * stay): for pricing plans already proven correct */
+    const rabred_arrival_t *arrival; /* passed to the builder (arrival-aware
+                        * algorithms plan with it); NULL: none.  The model's
+                        * own `arrival` is what the run is timed with: give
+                        * both the same offsets to see a plan made for the
+                        * arrivals that really happen */
 } rabred_sim_call_t;
 
 void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamma = 1 */

@@ -16,43 +16,43 @@ static const rabred_alg_t allreduce_algs[] = {
      "recursive doubling: full vectors exchanged at distance 1, 2, 4...; "
      "fold to p' for other p (seed 000 sec. 2.4); best for short vectors",
      "(lg p' + 2[p != p']) alpha + (lg p' + 2[p != p']) n beta + (lg p' + [p != p']) n gamma",
-     {3}},
+     {3}, 0},
     {RABRED_COLL_ALLREDUCE, 2, "rabenseifner", rabred_build_allreduce_rabenseifner,
      RABRED_NEEDS_COUNT_GE_POF2,
      "Rabenseifner: reduce-scatter by recursive halving + allgather by recursive doubling, "
      "fold to p' for other p (seed 000 sec. 2.5); long vectors",
      "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
      "else (2 lg p' + 3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma",
-     {6}},
+     {6}, 0},
     {RABRED_COLL_ALLREDUCE, 3, "ring", rabred_build_allreduce_ring, RABRED_NEEDS_COMMUTATIVE,
      "ring: pairwise-exchange reduce-scatter + ring allgather over p blocks, any p without a "
      "fold (seed 000 sec. 2.7); long vectors, small p",
      "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma",
-     {4}},
+     {4}, 0},
     {RABRED_COLL_ALLREDUCE, 4, "linear", rabred_build_allreduce_linear, 0,
      "linear: every rank sends to rank 0, which reduces in rank order and sends the result "
      "to all (the classical reduce + broadcast; a baseline)",
      "2 (p-1) (alpha + n beta) + (p-1) n gamma",
-     {1}},
+     {1}, 0},
     {RABRED_COLL_ALLREDUCE, 5, "binary_tree", rabred_build_allreduce_binary_tree, 0,
      "binary tree: reduce to rank 0 over an in-order binary tree (rank order kept), then "
      "broadcast down the same tree (seed 000 sec. 2.3)",
      "T(p) + B(p); T = max(T(a) + c + g, T(b)) + c + g, B = max(c + B(a), 2c + B(b)), "
      "c = alpha + n beta, g = n gamma, subtrees of a and b ranks",
-     {2}},
+     {2}, 0},
     {RABRED_COLL_ALLREDUCE, 6, "binary_blocks", rabred_build_allreduce_binary_blocks, 0,
      "binary blocks: p split into power-of-two blocks that halve inside themselves and "
      "cascade their windows to the largest block, which allgathers and feeds the others "
      "(seed 000 sec. 2.6); long vectors, p with blocks of similar size",
      "p = 2^k: as rabenseifner; else block 0 halving + cascade + allgather + feeding "
      "(see coll_rabred_allreduce_binary_blocks.c)",
-     {0}},
+     {0}, 0},
     {RABRED_COLL_ALLREDUCE, 7, "bruck", rabred_build_allreduce_bruck, RABRED_NEEDS_COMMUTATIVE,
      "Bruck: reduce-scatter by distance halving + Bruck allgather, ceil(lg p) rounds each for "
      "any p without a fold (seed 001); a wrapped window costs a second message",
      "2 (K + W) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma, K = ceil(lg p), "
      "W = #{1 <= k < K : min(2^k, p - 2^k) >= 2}",
-     {0}},
+     {0}, 0},
     {RABRED_COLL_ALLREDUCE, 8, "segmented_ring", rabred_build_allreduce_segmented_ring,
      RABRED_NEEDS_COMMUTATIVE,
      "segmented ring: neighbour-ring reduce-scatter cut into segments of "
@@ -60,7 +60,21 @@ static const rabred_alg_t allreduce_algs[] = {
      "one's reduction, then the ring allgather; long vectors",
      "(p-1) (S+1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma without overlap; with it, "
      "alpha = 0: (1 - 1/p) n (beta + max(beta, gamma)) + n/(p S) min(beta, gamma)",
-     {5}},
+     {5}, 0},
+    {RABRED_COLL_ALLREDUCE, 9, "sorted_linear_tree", rabred_build_allreduce_sorted_linear_tree,
+     RABRED_NEEDS_COMMUTATIVE,
+     "sorted linear tree: ranks sorted by arrival offset, p segments pipelined down the line "
+     "to the latest rank and its results around to the others (seed 004 sec. 4.1); for "
+     "imbalanced arrival, never chosen by the balanced decision",
+     "balanced: 3 (p-1) alpha + 3 (1 - 1/p) n beta + 2 (1 - 1/p) n gamma",
+     {0}, 1},
+    {RABRED_COLL_ALLREDUCE, 10, "prereduced_ring", rabred_build_allreduce_prereduced_ring,
+     RABRED_NEEDS_COMMUTATIVE,
+     "pre-reduced ring: neighbour ring in arrival order whose early ranks start reducing "
+     "segments before the late ones arrive (seed 004 sec. 4.2); without offsets the plain "
+     "ring; for imbalanced arrival, never chosen by the balanced decision",
+     "balanced: 2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma (as ring)",
+     {0}, 1},
 };
 
 static const rabred_alg_t reduce_algs[] = {
@@ -69,35 +83,35 @@ static const rabred_alg_t reduce_algs[] = {
      "rank-ordered tree plus one forward to the root for non-commutative ops; short vectors",
      "commutative: ceil(lg p) (alpha + n beta + n gamma); "
      "non-commutative, root != 0: one more alpha + n beta",
-     {5}},
+     {5}, 0},
     {RABRED_COLL_REDUCE, 2, "rabenseifner", rabred_build_reduce_rabenseifner,
      RABRED_NEEDS_COUNT_GE_POF2,
      "Rabenseifner: reduce-scatter by recursive halving + binomial gather to the root; "
      "a root among the folded pairs is the rank kept (seed 000 sec. 2.5, seed 003)",
      "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; "
      "else (2 lg p' + 2) alpha + (3 - 2/p') n beta + (3/2 - 1/p') n gamma",
-     {7}},
+     {7}, 0},
     {RABRED_COLL_REDUCE, 3, "ring", rabred_build_reduce_ring, RABRED_NEEDS_COMMUTATIVE,
      "ring: pairwise-exchange reduce-scatter, then every rank sends its block straight to the "
      "root (seed 000 sec. 2.7); long vectors, small p",
      "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma",
-     {0}},
+     {0}, 0},
     {RABRED_COLL_REDUCE, 4, "linear", rabred_build_reduce_linear, 0,
      "linear: every rank sends its vector to the root, which reduces in rank order (a baseline)",
      "(p-1) (alpha + n beta + n gamma)",
-     {1}},
+     {1}, 0},
     {RABRED_COLL_REDUCE, 5, "binary_tree", rabred_build_reduce_binary_tree, 0,
      "binary tree: in-order binary tree toward the root, at most two children per rank; "
      "rank-ordered tree plus a forward to the root for non-commutative ops (seed 000 sec. 2.3)",
      "T(p) (+ alpha + n beta when non-commutative and root != 0); "
      "T = max(T(a) + c + g, T(b)) + c + g, c = alpha + n beta, g = n gamma",
-     {6, 4}},
+     {6, 4}, 0},
     {RABRED_COLL_REDUCE, 6, "binary_blocks", rabred_build_reduce_binary_blocks, 0,
      "binary blocks: blocks halve inside themselves and cascade to the largest, which "
      "gathers to the root; a root outside it stands in for rank 0 (seed 000 sec. 2.6)",
      "p = 2^k: as rabenseifner; else reduce-up + gather in block 0 "
      "(see coll_rabred_reduce_binary_blocks.c)",
-     {0}},
+     {0}, 0},
 };
 
 static const rabred_alg_t *table(rabred_coll_t coll, int *size)

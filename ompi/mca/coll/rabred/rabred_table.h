@@ -50,6 +50,13 @@ typedef struct {
      * 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 rabenseifner;
      * chain and pipeline have no rabred counterpart. */
     int tuned_ids[3];
+    /* 1: the plan adapts to the ranks' arrival offsets (rabred_arrival_t,
+     * seed 004).  The balanced decision (cost model, price book) must not
+     * consider these: priced with equal arrivals they are only slower
+     * variants of the ring and the linear tree, and the decision has not
+     * been taught to predict arrivals.  They run when forced or named by a
+     * rule.  Positional initialisers that stop before it leave it 0. */
+    int arrival_aware;
 } rabred_alg_t;
 
 /* What the restriction checks need to know about a call. */
@@ -85,5 +92,7 @@ int rabred_build_allreduce_binary_blocks(const rabred_plan_args_t *a, rabred_pla
 int rabred_build_reduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_bruck(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_segmented_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_sorted_linear_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_prereduced_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
 
 #endif /* RABRED_TABLE_H */

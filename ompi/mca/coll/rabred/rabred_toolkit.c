@@ -1,8 +1,12 @@
 /*
  * rabred segment/recursion toolkit: see rabred_toolkit.h for the
- * conventions.  Everything here is O(lg p) or O(1) and allocation-free.
+ * conventions.  Everything here is O(lg p) or O(1) and allocation-free,
+ * except the arrival order: O(p lg p), still allocation-free.
  */
 #include "rabred_toolkit.h"
+
+#include <math.h>
+#include <stddef.h>
 
 int rabred_pof2_floor(int n)
 {
@@ -175,4 +179,52 @@ int rabred_blocks_first(const rabred_blocks_t *b, int block, int member)
 {
     int s = b->size[block];
     return rabred_bit_reverse(member, rabred_log2_floor(s)) * (b->size[0] / s);
+}
+
+double rabred_arrival_clean(double v)
+{
+    return isfinite(v) && v > 0.0 ? v : 0.0;
+}
+
+/* Does rank x come after rank y in arrival order? */
+static int arrives_after(const double *offset, int x, int y)
+{
+    double ox = NULL != offset ? rabred_arrival_clean(offset[x]) : 0.0;
+    double oy = NULL != offset ? rabred_arrival_clean(offset[y]) : 0.0;
+    return ox > oy || (ox == oy && x > y);
+}
+
+/* Move order[i] down the max-heap order[0..n) to its place. */
+static void sift_down(const double *offset, int *order, int i, int n)
+{
+    for (int child = 2 * i + 1; child < n; i = child, child = 2 * i + 1) {
+        if (child + 1 < n && arrives_after(offset, order[child + 1], order[child])) {
+            child++;
+        }
+        if (!arrives_after(offset, order[child], order[i])) {
+            return;
+        }
+        int t = order[i];
+        order[i] = order[child];
+        order[child] = t;
+    }
+}
+
+void rabred_arrival_order(int p, const double *offset, int *order)
+{
+    for (int q = 0; q < p; q++) {
+        order[q] = q;
+    }
+    if (NULL == offset) {
+        return;
+    }
+    for (int i = p / 2 - 1; i >= 0; i--) {
+        sift_down(offset, order, i, p);
+    }
+    for (int n = p - 1; n > 0; n--) { /* the latest of order[0..n] goes to n */
+        int t = order[0];
+        order[0] = order[n];
+        order[n] = t;
+        sift_down(offset, order, 0, n);
+    }
 }

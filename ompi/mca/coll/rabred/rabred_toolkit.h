@@ -122,4 +122,16 @@ typedef struct {
 
 void rabred_bintree_init(rabred_bintree_t *node, int p, int t);
 
+/* Arrival order (seed 004): the algorithms that adapt to imbalanced process
+ * arrival put the ranks on a line or ring sorted by arrival offset.  Every
+ * rank must compute the same order from the same offsets, so ties go by
+ * rank, and a value that is no usable time (NaN, infinite, negative) is
+ * read as 0, "on time", rather than refused: a bad prediction then costs
+ * speed, never correctness.  rabred_arrival_clean applies that rule to an
+ * offset or a model parameter.  rabred_arrival_order fills order[q] with
+ * the rank at position q, earliest first; offset NULL means all equal
+ * (order[q] = q).  O(p lg p), no allocation (a heap sort in order[]). */
+double rabred_arrival_clean(double v);
+void rabred_arrival_order(int p, const double *offset, int *order);
+
 #endif /* RABRED_TOOLKIT_H */
