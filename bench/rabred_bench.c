@@ -92,6 +92,7 @@ typedef struct {
     char name[NAME_LEN];     /* "tuned:default", "rabred:auto", "rabred:ring" */
     family_t family;
     int rabred_value;        /* written to the rabred cvar before each call */
+    int arrival_off;         /* rabred:balanced: auto with coll_rabred_arrival_aware 0 */
     MPI_Comm comm;           /* MPI_COMM_WORLD, or a dup with tuned forced */
     int fixed;               /* tuned:default and rabred:auto: never skipped */
     int warm;                /* has run once (its communicator's setup done) */
@@ -112,6 +113,8 @@ typedef struct {
     const char *tuned_cvar;
     MPI_T_cvar_handle handle;
     int previous_value;
+    MPI_T_cvar_handle arrival_handle; /* coll_rabred_arrival_aware, if it exists */
+    int arrival_default;              /* its value at start; -1: no such cvar */
     variant_t v[MAX_VARIANTS];
     int nv;
 } coll_t;
@@ -492,6 +495,29 @@ static void load_rabred_variants(coll_t *c, const options_t *o)
     }
 }
 
+/* rabred:balanced (MPI_Allreduce only): rabred's choice with arrival
+ * estimation off, i.e. what auto picks for balanced arrivals, as the
+ * yardstick of the arrival-aware algorithms (seed 004 compares against the
+ * best balanced algorithm).  Added in the imbalanced modes, or when named
+ * in --variants. */
+static void load_balanced_variant(coll_t *c, const options_t *o)
+{
+    int idx, count;
+    c->arrival_default = -1;
+    if (COLL_ALLREDUCE != c->kind ||
+        (MODE_BALANCED == o->mode && (NULL == o->only || !wanted(o, "rabred:balanced"))) ||
+        MPI_SUCCESS != MPI_T_cvar_get_index("coll_rabred_arrival_aware", &idx)) {
+        return;
+    }
+    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &c->arrival_handle, &count) ||
+        1 != count || MPI_SUCCESS != MPI_T_cvar_read(c->arrival_handle, &c->arrival_default)) {
+        fail_all("cannot read control variable", "coll_rabred_arrival_aware");
+    }
+    variant_t *v = add_variant(c, "rabred:balanced", FAMILY_RABRED, c->v[1].rabred_value,
+                               MPI_COMM_WORLD, 0);
+    v->arrival_off = 1;
+}
+
 /* One communicator per coll/tuned algorithm: write the forced-algorithm
  * cvar, then MPI_Comm_dup (tuned reads the cvar when the communicator is
  * created; see the header). */
@@ -532,6 +558,10 @@ static void load_tuned_variants(coll_t *c, const options_t *o)
 static void select_variant(const coll_t *c, const variant_t *v)
 {
     write_cvar(c->handle, c->rabred_cvar, v->rabred_value);
+    if (c->arrival_default >= 0) {
+        write_cvar(c->arrival_handle, "coll_rabred_arrival_aware",
+                   v->arrival_off ? 0 : c->arrival_default);
+    }
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -545,6 +575,10 @@ static void free_variants(coll_t *c)
     /* Leave rabred on its own choice for whatever runs next. */
     write_cvar(c->handle, c->rabred_cvar, c->v[1].rabred_value);
     MPI_T_cvar_handle_free(&c->handle);
+    if (c->arrival_default >= 0) {
+        write_cvar(c->arrival_handle, "coll_rabred_arrival_aware", c->arrival_default);
+        MPI_T_cvar_handle_free(&c->arrival_handle);
+    }
 }
 
 /* ---- arrival patterns ---------------------------------------------------- */
@@ -956,6 +990,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     static sample_t med[MAX_SIZES][MAX_VARIANTS];
 
     load_rabred_variants(c, o);
+    load_balanced_variant(c, o);
     load_tuned_variants(c, o);
     if (0 == g_rank) {
         print_all_header(c, o);

@@ -139,15 +139,20 @@ static void test_decision_is_oracle(void)
                         }
                         CHECK(!ch.alg->arrival_aware, "the balanced decision chose %s",
                               ch.alg->name);
-                        double chosen = simulated(ch.alg, p, commutative, n, &models[k]), best = -1;
+                        /* the oracle sees what the decision sees: the
+                         * simulator's price corrected by the measured table */
+                        double chosen = rabred_decide_measured_factor(coll, ch.alg, p, n) *
+                                        simulated(ch.alg, p, commutative, n, &models[k]);
+                        double best = -1;
                         const char *best_name = "?";
                         for (int i = 0; i < rabred_table_size(coll); i++) {
                             const rabred_alg_t *alg = rabred_table_at(coll, i);
+                            double factor = rabred_decide_measured_factor(coll, alg, p, n);
                             if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware ||
-                                0 == strcmp(alg->name, "linear")) {
+                                factor <= 0) {
                                 continue;
                             }
-                            double t = simulated(alg, p, commutative, n, &models[k]);
+                            double t = factor * simulated(alg, p, commutative, n, &models[k]);
                             if (best < 0 || t < best) {
                                 best = t;
                                 best_name = alg->name;

@@ -16,6 +16,7 @@
 #include "ompi/mca/coll/coll.h"
 
 #include "rabred_decide.h"
+#include "rabred_estimate.h"
 #include "rabred_model.h"
 #include "rabred_rules.h"
 #include "rabred_plan.h"
@@ -46,6 +47,14 @@ BEGIN_C_DECLS
 #define RABRED_DEFAULT_F_ALPHA 0.69
 #define RABRED_DEFAULT_F_BETA 0.5
 
+/* Arrival estimation defaults (rabred_estimate.h).  From 64 KiB a call
+ * takes milliseconds on a cluster, so the lg p messages of the gap exchange
+ * are well under a percent; weight 0.5 learns a steady late rank in a few
+ * calls; a 5% predicted gain keeps noise from switching balanced runs. */
+#define RABRED_DEFAULT_ARRIVAL_MIN_BYTES 65536
+#define RABRED_DEFAULT_ARRIVAL_WEIGHT 0.5
+#define RABRED_DEFAULT_ARRIVAL_MIN_GAIN 0.05
+
 typedef struct {
     mca_coll_base_component_2_0_0_t super;
     int priority;
@@ -59,6 +68,10 @@ typedef struct {
     rabred_rules_t rules;                   /* loaded at open; empty when none or rejected */
     int segment_size; /* bytes per segment of the pipelined algorithms */
     int cache_bytes;  /* largest temporary kept between calls */
+    int arrival_aware;          /* estimate arrivals; auto may go arrival-aware */
+    int arrival_min_bytes;      /* from this size per rank */
+    double arrival_weight;      /* smoothing weight of the newest call */
+    double arrival_min_gain;    /* predicted gain needed to switch */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
 } mca_coll_rabred_component_t;
 
@@ -82,6 +95,8 @@ typedef struct {
     rabred_pricebook_t *book;            /* the cost model for this p, priced lazily */
     int priced[RABRED_NCOLLS];
     mca_coll_rabred_scratch_t scratch[2]; /* for ACC and TMP */
+    rabred_estimate_t est;    /* arrival offsets learned on this communicator */
+    double last_exit;         /* MPI_Wtime when the last estimated call ended */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -97,6 +112,21 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module);
+
+/* Online arrival estimation (coll_rabred_arrival.c): is this MPI_Allreduce
+ * estimated (1), not (0), or out of memory (-1)?  Then the offsets as plans
+ * take them, the arrival-aware override of a decision, and the gap exchange
+ * after the call. */
+int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                   int64_t bytes);
+const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
+                                                      struct ompi_datatype_t *dtype,
+                                                      rabred_arrival_t *storage);
+void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
+                                    struct ompi_datatype_t *dtype, double balanced_price,
+                                    int64_t seg_count, rabred_choice_t *choice);
+int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                double t_in);
 
 /* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
  * INPUT, ACC and TMP base addresses (element 0 of each, lower bound

@@ -30,7 +30,14 @@ static int rabred_close(void);
  * MPI_Allreduce/MPI_Reduce; every other collective still comes from the
  * components below, since rabred provides only these two. */
 #define RABRED_DEFAULT_PRIORITY 40
-#define RABRED_DEFAULT_SEGMENT_BYTES 65536
+/* 0 (one segment per block): on the measured 100 Mbit/s TCP cluster every
+ * segment size cost time (p = 4, 4 MiB: 614 ms unsegmented, 696 ms with
+ * 256 KiB segments, 708 ms with 64 KiB; bench/results/full-20261121): the
+ * reduction is 1000x cheaper than the link, so there is nothing to overlap,
+ * and each segment adds a lock-step round.  Segments pay where reducing
+ * costs about as much as sending (shared memory, fast fabrics); rabred-tune
+ * searches the size there. */
+#define RABRED_DEFAULT_SEGMENT_BYTES 0
 /* 64 MiB: covers the sizes where malloc's page faults rival shared-memory
  * transfer time, while a communicator holds at most 128 MiB. */
 #define RABRED_DEFAULT_CACHE_BYTES (64 << 20)
@@ -196,6 +203,39 @@ static void register_model(mca_coll_rabred_component_t *c)
                          RABRED_DEFAULT_F_BETA, 1e-3, 1e3, &c->f_beta);
 }
 
+/* Online arrival estimation (rabred_estimate.h; README, "Imbalanced
+ * arrival").  Every value must be the same on every rank: the ranks build
+ * their plans from the same estimate. */
+static void register_arrival(mca_coll_rabred_component_t *c)
+{
+    c->arrival_aware = 1;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "arrival_aware",
+        "Learn each rank's arrival offset online (no application change: the time between a "
+        "rank's previous exit and its entry, exchanged after each call) and let auto choose "
+        "sorted_linear_tree / prereduced_ring when ranks arrive imbalanced. Their order of "
+        "reduction follows the arrival order, so with floating point the bits may differ "
+        "between runs (never between ranks). 0: no estimation, no overhead, reproducible bits. "
+        "Settable through MPI_T (the same value on every rank)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->arrival_aware);
+    register_threshold("arrival_min_bytes",
+                       "Bytes per rank from which MPI_Allreduce calls are estimated and may go "
+                       "arrival-aware (below, the exchange of p doubles after the call would "
+                       "cost more than imbalance-aware algorithms can save). Default 65536",
+                       RABRED_DEFAULT_ARRIVAL_MIN_BYTES, 0, &c->arrival_min_bytes);
+    register_model_param("arrival_weight",
+                         "Weight of the newest call in the smoothed arrival offsets "
+                         "(exponential smoothing; 1: only the last call counts)",
+                         RABRED_DEFAULT_ARRIVAL_WEIGHT, 1e-3, 1.0, &c->arrival_weight);
+    register_model_param("arrival_min_gain",
+                         "An arrival-aware algorithm is chosen only when the cost model, given "
+                         "the estimated offsets, predicts at least this fraction less average "
+                         "elapsed time than the balanced choice (0.05 = 5%)",
+                         RABRED_DEFAULT_ARRIVAL_MIN_GAIN, 0.0, 1.0, &c->arrival_min_gain);
+}
+
 static void register_rules_file(mca_coll_rabred_component_t *c)
 {
     c->rules_file = NULL;
@@ -237,12 +277,14 @@ static int rabred_register(void)
                        "whatever the cost model says. Default 0: the model decides",
                        0, 0, &c->short_bytes[RABRED_COLL_REDUCE]);
     register_model(c);
+    register_arrival(c);
     register_rules_file(c);
     register_threshold("segment_size",
                        "Bytes per segment for the pipelined algorithms (segmented_ring); "
-                       "0: one segment per block. Default 65536: large enough that alpha is "
-                       "amortised, small enough to overlap sending with reducing; settable "
-                       "through MPI_T (rabred-tune searches it)",
+                       "0: one segment per block. Default 0: on a network much slower than the "
+                       "reduction (measured: 100 Mbit/s TCP) segments only add rounds; where "
+                       "reducing costs about as much as sending, 64K-256K segments overlap "
+                       "the two. Settable through MPI_T (rabred-tune searches it)",
                        RABRED_DEFAULT_SEGMENT_BYTES, MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",
                        "Temporaries up to this many bytes are kept between calls on a "

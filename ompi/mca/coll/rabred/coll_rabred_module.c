@@ -30,6 +30,8 @@ static void module_construct(mca_coll_rabred_module_t *m)
     memset(m->rules, 0, sizeof(m->rules));
     m->book = NULL;
     memset(m->priced, 0, sizeof(m->priced));
+    memset(&m->est, 0, sizeof(m->est));
+    m->last_exit = 0;
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -47,6 +49,7 @@ static void module_destruct(mca_coll_rabred_module_t *m)
         rabred_rules_free(&m->rules[coll]);
     }
     free(m->book);
+    rabred_estimate_fini(&m->est);
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_rabred_module_t, mca_coll_base_module_t, module_construct,
@@ -132,10 +135,26 @@ static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_
     return m->book;
 }
 
-/* Choose for this call, count it and say so at the verbose levels. */
+static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
+
+/* The price book's time for the decision's choice (0 when unpriced). */
+static double balanced_price(const rabred_decide_ctx_t *ctx, rabred_coll_t coll,
+                             const rabred_call_t *call, int64_t bytes, const rabred_alg_t *alg)
+{
+    for (int i = 0; NULL != ctx->book && i < rabred_table_size(coll); i++) {
+        if (rabred_table_at(coll, i) == alg) {
+            double t = rabred_pricebook_time(ctx->book, coll, call->commutative, i, bytes);
+            return t > 0 ? t : 0;
+        }
+    }
+    return 0;
+}
+
+/* Choose for this call (an estimated MPI_Allreduce may go arrival-aware),
+ * count it and say so at the verbose levels. */
 static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                   struct ompi_communicator_t *comm, rabred_choice_t *choice)
+                   struct ompi_communicator_t *comm, int estimating, rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     size_t type_size = 0;
@@ -148,6 +167,11 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
     }
 
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
+    if (estimating && RABRED_WHY_DECISION == choice->why && NULL != choice->alg) {
+        mca_coll_rabred_arrival_choose(m, &call, dtype,
+                                       balanced_price(&ctx, coll, &call, bytes, choice->alg),
+                                       segment_count(dtype, choice), choice);
+    }
     int slot = 0;
     for (int i = 0; NULL != choice->alg && i < rabred_table_size(coll); i++) {
         slot = rabred_table_at(coll, i) == choice->alg ? i + 1 : slot;
@@ -207,26 +231,45 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     return rc;
 }
 
+static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
+{
+    size_t type_size = 0;
+    ompi_datatype_type_size(dtype, &type_size);
+    return (int64_t)count * (int64_t)type_size;
+}
+
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    int estimating = mca_coll_rabred_arrival_wanted(m, comm, call_bytes(count, dtype));
+    if (estimating < 0) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    double t_in = estimating ? MPI_Wtime() : 0; /* before anything we do */
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &choice);
+    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, estimating, &choice);
+    int rc = OMPI_SUCCESS;
     if (NULL == choice.alg) {
-        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                     m->previous_allreduce_module);
-    }
-    if (count <= 0) {
+        rc = m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                   m->previous_allreduce_module);
+    } else if (count <= 0) {
         return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
+    } else {
+        rabred_arrival_t arrival;
+        rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
+                                   ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
+                                   estimating ? mca_coll_rabred_arrival_input(m, dtype, &arrival)
+                                              : NULL};
+        char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
+        rc = run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
+                      MCA_COLL_BASE_TAG_ALLREDUCE, comm);
     }
-    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
-                               NULL /* arrivals: not predicted yet */};
-    char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
-    return run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
-                    MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+    if (OMPI_SUCCESS == rc && estimating) {
+        rc = mca_coll_rabred_arrival_end(m, comm, t_in);
+    }
+    return rc;
 }
 
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -235,7 +278,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, &choice);
+    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, 0, &choice);
     if (NULL == choice.alg) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
@@ -245,8 +288,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     }
     int rank = ompi_comm_rank(comm);
     rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
-                               NULL /* arrivals: not predicted yet */};
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice), NULL};
     /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
     int at_root = rank == root;
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;

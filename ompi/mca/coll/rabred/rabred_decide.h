@@ -47,6 +47,11 @@ typedef struct {
 
 const char *rabred_why_name(rabred_why_t why);
 
+/* The measured table's factor on the model's price of `alg` for p ranks
+ * and `bytes` per rank (1: no correction; 0: kept out of that cell). */
+double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,
+                                     int64_t bytes);
+
 /* Choose for `call` (bytes = count * type size) given the forced id
  * (RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS or a table id). */
 void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,

@@ -1,0 +1,120 @@
+/*
+ * The component's side of online arrival estimation (rabred_estimate.h
+ * has the method): time each estimated MPI_Allreduce's entry, exchange
+ * the gaps after the call, fold them into the communicator's estimate, and
+ * let the decision price the arrival-aware algorithms with it.
+ *
+ * Which calls are estimated must be the same on every rank, or the gap
+ * exchange would not match: it depends only on the component's parameters
+ * (the same everywhere, MCA_BASE_VAR_SCOPE_ALL_EQ), p and the call's size
+ * (MPI requires the same count and datatype signature on every rank).
+ *
+ * Cost on a balanced call: two clock reads and an allreduce of p doubles
+ * with MAX by recursive doubling (lg p messages of 8p bytes, through the
+ * same executor), after the call, where the ranks are in step; nothing
+ * below coll_rabred_arrival_min_bytes.  bench/results/ has the measured
+ * overhead.
+ */
+#include "coll_rabred.h"
+
+#include <stdio.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/op/op.h"
+#include "opal/util/output.h"
+
+int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                   int64_t bytes)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    int p = ompi_comm_size(comm);
+    if (!c->arrival_aware || p < 2 || p > RABRED_ESTIMATE_MAX_P || bytes < c->arrival_min_bytes) {
+        return 0;
+    }
+    /* Out of memory here is an error of the call, not "do not estimate":
+     * the other ranks would estimate and wait for our gap. */
+    if (NULL == m->est.offset && RABRED_OK != rabred_estimate_init(&m->est, p)) {
+        return -1;
+    }
+    return 1;
+}
+
+/* The offsets as plans take them (per element; one-way costs, since the
+ * arrival-aware algorithms send one way), or NULL before the first estimate. */
+const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
+                                                      struct ompi_datatype_t *dtype,
+                                                      rabred_arrival_t *storage)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    size_t ts = 0;
+    if (m->est.calls < 1) {
+        return NULL;
+    }
+    ompi_datatype_type_size(dtype, &ts);
+    storage->offset = m->est.offset;
+    storage->alpha = c->f_alpha * c->alpha;
+    storage->beta = c->f_beta * c->beta * (double)ts;
+    storage->gamma = c->gamma * (double)ts;
+    return storage;
+}
+
+/* Replace a balanced decision by an arrival-aware algorithm when the model
+ * says it pays (rabred_estimate_choose), and say so in the reason. */
+void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
+                                    struct ompi_datatype_t *dtype, double balanced_price,
+                                    int64_t seg_count, rabred_choice_t *choice)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    rabred_model_t model = {c->alpha, c->beta, c->gamma, c->f_alpha, c->f_beta};
+    rabred_arrival_pick_t pick;
+    size_t ts = 0;
+    ompi_datatype_type_size(dtype, &ts);
+    if (RABRED_OK != rabred_estimate_choose(&m->est, call, ts, &model, choice->alg,
+                                            balanced_price, seg_count, c->arrival_min_gain,
+                                            &pick) ||
+        NULL == pick.alg) {
+        return;
+    }
+    snprintf(choice->reason, sizeof(choice->reason),
+             "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
+             rabred_estimate_spread(&m->est) * 1e6, pick.alg->name, pick.best_s * 1e6,
+             choice->alg->name, pick.balanced_s * 1e6);
+    choice->alg = pick.alg;
+}
+
+/* After an estimated call: every rank contributes its gap (time from its
+ * previous estimated exit to this entry) in its slot, MAX gives everyone
+ * the vector, and everyone folds it in alike.  The first estimated call on
+ * a communicator has no previous exit: nothing to exchange. */
+int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                double t_in)
+{
+    int p = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    if (m->last_exit > 0) {
+        for (int i = 0; i < p; i++) {
+            m->est.gaps[i] = 0;
+        }
+        m->est.gaps[rank] = t_in - m->last_exit;
+        rabred_plan_args_t args = {p, rank, -1, p, 1, 0, NULL};
+        int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
+        if (RABRED_OK != rc) {
+            return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+        }
+        char *bufs[RABRED_NBUFS] = {(char *)m->est.gaps, (char *)m->est.gaps,
+                                    (char *)m->est.tmp};
+        rc = mca_coll_rabred_execute(&m->plan, bufs, &ompi_mpi_double.dt, &ompi_mpi_op_max.op,
+                                     MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+        rabred_estimate_update(&m->est, m->est.gaps, mca_coll_rabred_component.arrival_weight);
+        opal_output_verbose(3, mca_coll_rabred_component.output,
+                            "coll:rabred: arrival estimate on %s after %d calls: spread %.3g us, "
+                            "my offset %.3g us", comm->c_name, m->est.calls,
+                            rabred_estimate_spread(&m->est) * 1e6, m->est.offset[rank] * 1e6);
+    }
+    m->last_exit = MPI_Wtime();
+    return OMPI_SUCCESS;
+}

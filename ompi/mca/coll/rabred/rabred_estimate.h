@@ -1,0 +1,93 @@
+/*
+ * Online arrival estimation and the arrival-aware choice (seed 004, done
+ * without the paper's edge() call and helper thread).
+ *
+ * What is estimated: each rank's arrival offset, how much later than the
+ * earliest rank it enters a call.  How, with no change to the application
+ * and no clock synchronisation: an allreduce ends at nearly the same moment
+ * on every rank (the last messages reach everyone within one message
+ * time), so the time a rank spends between leaving one call and entering
+ * the next (its "gap", measured with its own clock) differs from the other
+ * ranks' gaps by exactly how late it arrives, up to that exit skew.  Clock
+ * offsets and drift cancel because each gap is a difference of two
+ * readings of one clock.  After each estimated call the ranks exchange
+ * their gaps (an allreduce of p doubles with MAX, lg p small messages;
+ * the component does it, this file only does the arithmetic), so every rank
+ * folds the same vector into the same smoothed estimate and builds the
+ * same plans: the estimate must be bitwise identical everywhere, or the
+ * ranks would sort each other differently and deadlock.
+ *
+ * Smoothing: exponential, offset = (1 - w) offset + w gap_offset, so a
+ * steady pattern (one rank always late: a slower node, I/O on rank 0) is
+ * learned in a few calls and a random one averages out to "balanced",
+ * where the balanced algorithms are right.
+ *
+ * The choice: the arrival-aware algorithms (table entries with
+ * arrival_aware set) are priced with the simulator under the component's
+ * cost model and the estimated offsets, against the balanced choice under
+ * the same offsets, by the average elapsed time over ranks (seed 004's
+ * metric); one wins only when it saves at least min_gain (a fraction) of
+ * the call's balanced price (the saving cannot exceed what the call costs,
+ * however late a rank is, so a fraction of the elapsed time, which is
+ * mostly waiting, would never be reached for long delays).  When the
+ * spread of the offsets is below min_gain times the balanced call's own
+ * predicted time, no algorithm can gain that much, and nothing is
+ * simulated: that keeps balanced calls cheap.  Simulating costs O(p^2)
+ * messages for these O(p)-round algorithms, so it is done only up to
+ * RABRED_ESTIMATE_MAX_P ranks.
+ *
+ * Pure C, no MPI: unit-tested in test/unit/test_estimate.c.
+ */
+#ifndef RABRED_ESTIMATE_H
+#define RABRED_ESTIMATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rabred_model.h"
+#include "rabred_table.h"
+
+/* Above this size the arrival-aware choice is not simulated (about a
+ * millisecond per algorithm at 64 ranks). */
+#define RABRED_ESTIMATE_MAX_P 64
+
+typedef struct {
+    int p;
+    int calls;      /* gap vectors folded in */
+    double *offset; /* p smoothed offsets, seconds, the smallest is 0 */
+    double *gaps;   /* p doubles: this call's gaps, exchanged by the component */
+    double *tmp;    /* p doubles of scratch for that exchange */
+} rabred_estimate_t;
+
+/* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
+int rabred_estimate_init(rabred_estimate_t *e, int p);
+void rabred_estimate_fini(rabred_estimate_t *e);
+
+/* Fold one call's gap vector (seconds; the same on every rank) with
+ * weight w in (0, 1]; w outside it is taken as 1.  A gap that is negative
+ * or not a number counts as 0 (a clock step backwards must not make a rank
+ * look early forever). */
+void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w);
+
+/* max - min of the offsets (0 before the first update). */
+double rabred_estimate_spread(const rabred_estimate_t *e);
+
+typedef struct {
+    const rabred_alg_t *alg; /* the winner, or NULL: keep the balanced choice */
+    double balanced_s;       /* predicted average elapsed time of the balanced choice */
+    double best_s;           /* of the best arrival-aware one (< 0: none simulated) */
+    const rabred_alg_t *best; /* which, even when it did not win */
+} rabred_arrival_pick_t;
+
+/* Price the arrival-aware allreduce algorithms that may serve `call`
+ * against `balanced` (the decision's choice) under `model` (bytes as in
+ * rabred_model_t; type_size converts to elements) and e's offsets.
+ * `balanced_price` is the price book's time for the call (seconds), the
+ * yardstick of the spread test.  Returns RABRED_OK, or an error of the
+ * simulator (then pick->alg is NULL). */
+int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call,
+                           size_t type_size, const rabred_model_t *model,
+                           const rabred_alg_t *balanced, double balanced_price,
+                           int64_t seg_count, double min_gain, rabred_arrival_pick_t *pick);
+
+#endif /* RABRED_ESTIMATE_H */

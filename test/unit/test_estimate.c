@@ -1,0 +1,160 @@
+/*
+ * Unit tests of the online arrival estimate and the arrival-aware choice
+ * (rabred_estimate.h), no MPI.
+ *
+ * - the smoothing: the first vector is taken as is, later ones weighted;
+ *   offsets are relative to the earliest rank; NaN, infinite and negative
+ *   gaps count as 0; a bad weight counts as 1;
+ * - learning: a rank that is always late by d is estimated within 1% of d
+ *   after a few calls, and a random pattern averages out to a small spread;
+ * - the choice, priced by the simulator under the default-like model:
+ *   balanced offsets never switch (and simulate nothing); one rank late by
+ *   much more than a segment's time switches to an arrival-aware algorithm
+ *   whose simulated average elapsed time is lower by at least min_gain of
+ *   the call's balanced price;
+ *   non-commutative calls and p above RABRED_ESTIMATE_MAX_P never switch;
+ * - determinism: two estimates fed the same vectors are bitwise equal, as
+ *   the ranks' must be.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rabred_estimate.h"
+#include "rabred_test.h"
+
+static const rabred_model_t MODEL = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5};
+
+static void test_update(void)
+{
+    rabred_estimate_t e;
+    CHECK(RABRED_ERR_ARG == rabred_estimate_init(&e, 0), "p = 0 is refused");
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    CHECK(0 == rabred_estimate_spread(&e), "no estimate yet: spread 0");
+    double g1[4] = {0.010, 0.012, 0.030, 0.011};
+    rabred_estimate_update(&e, g1, 0.5);
+    CHECK(0 == e.offset[0] && fabs(e.offset[2] - 0.020) < 1e-15,
+          "first vector as is, relative to the earliest: %g %g", e.offset[0], e.offset[2]);
+    double g2[4] = {0.010, 0.010, 0.010, 0.010};
+    rabred_estimate_update(&e, g2, 0.5);
+    CHECK(fabs(e.offset[2] - 0.010) < 1e-15 && fabs(e.offset[1] - 0.001) < 1e-15,
+          "halfway to a balanced call: %g %g", e.offset[2], e.offset[1]);
+    double bad[4] = {NAN, -5.0, INFINITY, 0.002};
+    rabred_estimate_update(&e, bad, 7.0); /* weight 7 counts as 1 */
+    CHECK(0 == e.offset[0] && 0 == e.offset[1] && 0 == e.offset[2] &&
+              fabs(e.offset[3] - 0.002) < 1e-15,
+          "NaN, negative and infinite gaps count as 0, weight 7 as 1: %g %g %g %g", e.offset[0],
+          e.offset[1], e.offset[2], e.offset[3]);
+    CHECK(3 == e.calls, "three vectors folded: %d", e.calls);
+    rabred_estimate_fini(&e);
+}
+
+static void test_learning(void)
+{
+    rabred_estimate_t late, noise;
+    CHECK(RABRED_OK == rabred_estimate_init(&late, 8) && RABRED_OK == rabred_estimate_init(&noise, 8),
+          "init");
+    uint64_t x = 12345;
+    double sum = 0;
+    for (int call = 0; call < 40; call++) {
+        double g[8], r[8];
+        for (int i = 0; i < 8; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            double u = (double)(x >> 11) / 9007199254740992.0;
+            g[i] = 0.001 + 0.0001 * u + (5 == i ? 0.050 : 0); /* rank 5: 50 ms late */
+            r[i] = 0.050 * u;                                 /* up to 50 ms at random */
+        }
+        rabred_estimate_update(&late, g, 0.5);
+        rabred_estimate_update(&noise, r, 0.5);
+        sum += call >= 10 ? rabred_estimate_spread(&noise) : 0;
+    }
+    CHECK(fabs(late.offset[5] - 0.050) < 0.0005, "a steady late rank is learned: %g",
+          late.offset[5]);
+    CHECK(sum / 30 < 0.040, "a random pattern averages out below its 50 ms range: %g", sum / 30);
+    rabred_estimate_fini(&late);
+    rabred_estimate_fini(&noise);
+}
+
+static const rabred_alg_t *alg(const char *name)
+{
+    return rabred_table_by_name(RABRED_COLL_ALLREDUCE, name);
+}
+
+/* The choice for p ranks, rank `who` late by `late` seconds, count doubles. */
+static double price_of(int p, int64_t count)
+{
+    return MODEL.alpha * 2 * (p - 1) + MODEL.beta * 8.0 * (double)count;
+}
+
+static void choose_case(int p, int who, double late, int64_t count, int commutative,
+                        rabred_arrival_pick_t *pick)
+{
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
+    double *g = calloc((size_t)p, sizeof(double));
+    if (p > 0 && who >= 0 && who < p) {
+        g[who] = late;
+    }
+    rabred_estimate_update(&e, g, 1.0);
+    rabred_call_t call = {p, count, commutative};
+    const rabred_alg_t *ring = alg("ring");
+    double price = price_of(p, count);
+    CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.05, pick),
+          "choose p=%d", p);
+    free(g);
+    rabred_estimate_fini(&e);
+}
+
+static void test_choice(void)
+{
+    rabred_arrival_pick_t pick;
+    CHECK(NULL != alg("prereduced_ring") && alg("prereduced_ring")->arrival_aware &&
+              NULL != alg("sorted_linear_tree") && alg("sorted_linear_tree")->arrival_aware &&
+              !alg("ring")->arrival_aware,
+          "the table marks the arrival-aware algorithms");
+    for (int p = 2; p <= 16; p++) {
+        choose_case(p, 0, 0, 1 << 17, 1, &pick); /* balanced */
+        CHECK(NULL == pick.alg && pick.best_s < 0, "balanced p=%d: no switch, nothing simulated",
+              p);
+        choose_case(p, p / 2, 0.5, 1 << 17, 1, &pick); /* 1 MiB, one rank 500 ms late */
+        /* p = 2, 3: the early ranks have (almost) nothing to pre-reduce */
+        CHECK((p < 4 || NULL != pick.alg) &&
+                  (NULL == pick.alg || (pick.alg->arrival_aware &&
+                                        pick.balanced_s - pick.best_s >=
+                                            0.05 * price_of(p, 1 << 17))),
+              "p=%d one rank late: %s %g s vs ring %g s", p, pick.alg ? pick.alg->name : "none",
+              pick.best_s, pick.balanced_s);
+        choose_case(p, p / 2, 0.5, 1 << 17, 0, &pick);
+        CHECK(NULL == pick.alg, "p=%d non-commutative: never arrival-aware", p);
+    }
+    choose_case(RABRED_ESTIMATE_MAX_P + 1, 1, 0.5, 1 << 17, 1, &pick);
+    CHECK(NULL == pick.alg && pick.best_s < 0, "p above RABRED_ESTIMATE_MAX_P: not simulated");
+}
+
+static void test_determinism(void)
+{
+    rabred_estimate_t a, b;
+    CHECK(RABRED_OK == rabred_estimate_init(&a, 5) && RABRED_OK == rabred_estimate_init(&b, 5),
+          "init");
+    for (int call = 0; call < 100; call++) {
+        double g[5];
+        for (int i = 0; i < 5; i++) {
+            g[i] = sin(call * 7.0 + i) * 0.01 + 0.01;
+        }
+        rabred_estimate_update(&a, g, 0.3);
+        rabred_estimate_update(&b, g, 0.3);
+    }
+    CHECK(0 == memcmp(a.offset, b.offset, 5 * sizeof(double)), "bitwise equal estimates");
+    rabred_estimate_fini(&a);
+    rabred_estimate_fini(&b);
+}
+
+int main(void)
+{
+    test_update();
+    test_learning();
+    test_choice();
+    test_determinism();
+    return rabred_test_summary("test_estimate");
+}
