@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
         *) echo "arrival.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-variants=tuned:ring,rabred:balanced,rabred:ring,rabred:prereduced_ring,rabred:sorted_linear_tree
+variants=tuned:ring,rabred:balanced,rabred:prereduced_ring,rabred:sorted_linear_tree
 failed=0
 for mode in $modes; do
     for d in $delays; do
