@@ -32,13 +32,20 @@ while [ $# -gt 0 ]; do
 done
 variants=tuned:ring,rabred:balanced,rabred:prereduced_ring,rabred:sorted_linear_tree
 failed=0
+run() {   # run MODE DELAY_MS
+    # skip-factor 0: every variant is timed, however slow (the tables
+    # need every cell)
+    "$top/bench/compare/compare.sh" --no-build --coll allreduce --p-list "$p_list" \
+        --sizes "$sizes" --repeats "$repeats" --mode "$1" ${2:+--max-delay "$2"} \
+        --skip-factor 0 --variants "$variants" --name "$name/$1-${2:-0}ms" || failed=1
+}
+# A max delay of 0 is balanced arrival, the same for both modes: run once.
+for d in $delays; do
+    if [ "$d" = 0 ]; then run balanced; fi
+done
 for mode in $modes; do
     for d in $delays; do
-        # skip-factor 0: every variant is timed, however slow (the tables
-        # need every cell)
-        "$top/bench/compare/compare.sh" --no-build --coll allreduce --p-list "$p_list" \
-            --sizes "$sizes" --repeats "$repeats" --mode "$mode" --max-delay "$d" \
-            --skip-factor 0 --variants "$variants" --name "$name/$mode-${d}ms" || failed=1
+        if [ "$d" != 0 ]; then run "$mode" "$d"; fi
     done
 done
 python3 "$here/tables.py" "$top/bench/results/$name"

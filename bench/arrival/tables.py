@@ -29,9 +29,12 @@ def load(outdir):
             for row in csv.DictReader(f):
                 if row.get('status', 'ok') != 'ok' or row['coll'] != 'allreduce':
                     continue
-                key = (row['mode'], float(row['max_delay_ms']), int(row['p']),
-                       int(row['bytes']), row['variant'])
-                samples.setdefault(key, []).append(float(row['avg_us']))
+                # balanced arrival is max delay 0 of every imbalanced mode
+                modes = ['one-late', 'rand-late'] if row['mode'] == 'balanced' else [row['mode']]
+                for mode in modes:
+                    key = (mode, 0.0 if row['mode'] == 'balanced' else float(row['max_delay_ms']),
+                           int(row['p']), int(row['bytes']), row['variant'])
+                    samples.setdefault(key, []).append(float(row['avg_us']))
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
