@@ -242,7 +242,7 @@ static void test_simulator_catches_broken_plans(void)
     static const char *what[] = {"operands out of rank order", "a missing step",
                                  "a length mismatch", "a deadlock", "a write to the input",
                                  "a receive over a send"};
-    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}};
+    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}, 0};
     for (broken_kind = 0; broken_kind < 6; broken_kind++) {
         rabred_sim_result_t res;
         int rc = simulate(&alg, 8, -1, 100, 0, 0, &res);
@@ -252,6 +252,30 @@ static void test_simulator_catches_broken_plans(void)
     broken_kind = 0;
     rabred_sim_result_t res;
     CHECK(RABRED_OK == simulate(&alg, 8, -1, 100, 1, 0, &res) && res.ok, "%s", res.error);
+}
+
+/* The table's `segmented` is what rules files and the price book go by:
+ * it must say whether an algorithm's plans really depend on seg_count. */
+static void test_segmented_flags(void)
+{
+    for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0};
+            rabred_plan_t whole, cut;
+            rabred_plan_init(&whole);
+            rabred_plan_init(&cut);
+            int rc = rabred_plan_build(alg->build, &args, &whole);
+            args.seg_count = 4;
+            rc = RABRED_OK == rc ? rabred_plan_build(alg->build, &args, &cut) : rc;
+            int differ = whole.nrounds != cut.nrounds || whole.nxfers != cut.nxfers;
+            CHECK(RABRED_OK == rc && differ == alg->segmented, "%s %s: segmented=%d, plans %s",
+                  rabred_coll_name(coll), alg->name, alg->segmented,
+                  differ ? "depend on the segment size" : "do not depend on it");
+            rabred_plan_free(&whole);
+            rabred_plan_free(&cut);
+        }
+    }
 }
 
 static void test_table(void)
@@ -269,6 +293,7 @@ static void test_table(void)
     CHECK(NULL != rabred_alg_violation(rab, &small), "count < p' must be refused");
     CHECK(NULL == rabred_alg_violation(rab, &big), "count = p' is fine");
     CHECK(NULL == rabred_table_by_name(RABRED_COLL_REDUCE, "no_such_algorithm"), "unknown name");
+    test_segmented_flags();
 }
 
 #else /* RABRED_TEST_COSTS */

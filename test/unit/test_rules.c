@@ -372,7 +372,7 @@ static int oracle_agrees(const oracle_t *o, const rabred_rules_t *all, rabred_co
     const rabred_alg_t *alg = tuned > 0 && tuned <= INT_MAX
                                   ? rabred_table_by_tuned_id(coll, (int)tuned) : NULL;
     int want = NULL != alg ? alg->id : RABRED_ALG_AUTO;
-    int64_t want_seg = NULL != alg && 0 == strcmp(alg->name, "segmented_ring") ? seg : 0;
+    int64_t want_seg = NULL != alg && alg->segmented ? seg : 0;
     rabred_rule_t hit;
     int found = rule_at(all, coll, (int)p, bytes, 1, &hit);
     int got = found ? hit.alg_id : RABRED_ALG_AUTO;

@@ -71,7 +71,7 @@ static void price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t s
     sim_model(m, 1.0, 0.0, &alpha_only);
     sim_model(m, 1.0, 1.0, &full);
     memset(out, 0, sizeof(*out));
-    if (0 == strcmp(alg->name, "segmented_ring")) {
+    if (alg->segmented && rabred_model_closed_form(alg, p, n1, seg_bytes, m) >= 0) {
         /* its time steps with the segment count: the exact closed form,
          * not a line through two sizes */
         out->closed = alg;

@@ -19,9 +19,9 @@
  * Algorithms whose simulation would cost more than about 10 ms (O(p)
  * rounds at large p: O(p^2) messages) are priced by closed forms instead:
  * ring has one; linear has none and is then not priced (never competitive
- * there).  The segmented ring is always priced by its closed form, whose
- * time steps with the segment count.  test_model checks every closed form
- * against the simulator.
+ * there).  Segmented algorithms (the table's `segmented`) are always
+ * priced by their closed forms, since their time steps with the segment
+ * count.  test_model checks every closed form against the simulator.
  */
 #ifndef RABRED_MODEL_H
 #define RABRED_MODEL_H

@@ -50,6 +50,10 @@ typedef struct {
      * 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 rabenseifner;
      * chain and pipeline have no rabred counterpart. */
     int tuned_ids[3];
+    /* 1 when the plans cut the vector into seg_count-element segments (a
+     * rule's segsize=, coll_rabred_segment_size, the price book's closed
+     * form); entries that leave it out are 0. */
+    int segmented;
 } rabred_alg_t;
 
 /* What the restriction checks need to know about a call. */
