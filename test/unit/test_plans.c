@@ -40,13 +40,20 @@ static int needs_commutative(const rabred_alg_t *alg)
 
 #ifndef RABRED_TEST_COSTS
 
-static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
-                    int in_place, rabred_sim_result_t *res)
+static int simulate_segments(const rabred_alg_t *alg, int p, int root, int64_t count,
+                             int commutative, int in_place, int64_t seg_count,
+                             rabred_sim_result_t *res)
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, seg_count, 0};
     return rabred_simulate(&call, &model, res);
+}
+
+static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
+                    int in_place, rabred_sim_result_t *res)
+{
+    return simulate_segments(alg, p, root, count, commutative, in_place, 0, res);
 }
 
 static void check_call(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
@@ -173,6 +180,67 @@ static void test_correctness(void)
                 if (level > 0) {
                     sweep_p(alg, p, roots, level);
                 }
+            }
+        }
+    }
+    free(roots);
+}
+
+/* Segmented algorithms once more, cut into segments (the sweep runs them
+ * whole): every root up to p = 20 over the sweep's counts and 200 with
+ * segments of 1 and 7 elements, a few larger p, a count past 2^32. */
+static void check_segmented_call(const rabred_alg_t *alg, int p, int root, int64_t count,
+                                 int64_t seg, int commutative, int in_place)
+{
+    rabred_sim_result_t res;
+    int rc = simulate_segments(alg, p, root, count, commutative, in_place, seg, &res);
+    CHECK(RABRED_OK == rc && res.ok,
+          "%s %s p=%d root=%d count=%lld seg=%lld comm=%d inplace=%d: %s",
+          rabred_coll_name(alg->coll), alg->name, p, root, (long long)count, (long long)seg,
+          commutative, in_place, RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+static void sweep_segments(const rabred_alg_t *alg, int p, const int *roots, int nroots,
+                           const int64_t *counts, int ncounts, const int64_t *segs, int nsegs)
+{
+    for (int c = 0; c < ncounts; c++) {
+        for (int s = 0; s < nsegs; s++) {
+            for (int comm = needs_commutative(alg); comm <= 1; comm++) {
+                for (int r = 0; r < nroots; r++) {
+                    check_segmented_call(alg, p, roots[r], counts[c], segs[s], comm,
+                                         (p + c + r) & 1);
+                }
+            }
+        }
+    }
+}
+
+static int roots_of(const rabred_alg_t *alg, int p, int *roots)
+{
+    roots[0] = -1;
+    return RABRED_COLL_REDUCE == alg->coll ? pick_roots(p, roots) : 1;
+}
+
+static void test_segmented_correctness(void)
+{
+    int *roots = malloc(1024 * sizeof(int));
+    const int64_t segs[] = {1, 7}, big_segs[] = {3};
+    const int64_t large[] = {LARGE_COUNT}, large_seg[] = {LARGE_COUNT / 5};
+    for (int coll = COLL_FIRST; coll < COLL_END && NULL != roots; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (int p = 1; p <= 20 && alg->segmented; p++) {
+                int64_t counts[] = {0, 1, p - 1, p, 2 * (int64_t)p + 1, 200};
+                sweep_segments(alg, p, roots, roots_of(alg, p, roots), counts, 6, segs, 2);
+            }
+            int ps[] = {33, 64, 100, 257};
+            for (int k = 0; k < 4 && alg->segmented; k++) {
+                int64_t counts[] = {2 * (int64_t)ps[k] + 1};
+                sweep_segments(alg, ps[k], roots, roots_of(alg, ps[k], roots), counts, 1,
+                               big_segs, 1);
+            }
+            for (int p = 2; p <= 5 && alg->segmented; p++) {
+                sweep_segments(alg, p, roots, roots_of(alg, p, roots), large, 1, large_seg, 1);
             }
         }
     }
@@ -547,6 +615,7 @@ int main(void)
     if (RABRED_COLL_ALLREDUCE == COLL_FIRST) {
         test_segmented_ring_overlaps();
     }
+    test_segmented_correctness();
     test_order_restrictions_are_real();
     test_correctness();
 #endif
