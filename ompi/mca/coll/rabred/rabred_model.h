@@ -19,9 +19,10 @@
  * Algorithms whose simulation would cost more than about 10 ms (O(p)
  * rounds at large p: O(p^2) messages) are priced by closed forms instead:
  * ring has one; linear has none and is then not priced (never competitive
- * there).  Segmented algorithms (the table's `segmented`) are always
- * priced by their closed forms, since their time steps with the segment
- * count.  test_model checks every closed form against the simulator.
+ * there).  Segmented algorithms (the table's `segmented`: segmented ring,
+ * pipeline) are always priced by their closed forms, since their time
+ * steps with the segment count.  test_model checks every closed form
+ * against the simulator.
  */
 #ifndef RABRED_MODEL_H
 #define RABRED_MODEL_H

@@ -34,6 +34,15 @@ enum {
  * (The cost model prices the same cap.) */
 #define RABRED_SEGRING_MAX_SEGMENTS 64
 
+/* pipeline cuts the whole vector into at most this many segments.  Its
+ * chain takes p-2 segment times to fill, so its time exceeds the bandwidth
+ * term n (beta + gamma) by a factor of about 1 + (p-2)/S: at S = 1024 less
+ * than 10% up to p = 100, past where a chain is competitive.  A plan then
+ * holds about S rounds (~100 KB at 1024), as the segmented ring's at p = 16;
+ * the cap keeps tiny segments from making the plan larger than the data.
+ * (The cost model prices the same cap.) */
+#define RABRED_PIPELINE_MAX_SEGMENTS 1024
+
 typedef struct {
     rabred_coll_t coll;
     int id;
