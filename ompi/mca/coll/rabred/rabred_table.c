@@ -103,6 +103,16 @@ static const rabred_alg_t reduce_algs[] = {
      "p = 2^k: as rabenseifner; else reduce-up + gather in block 0 "
      "(see coll_rabred_reduce_binary_blocks.c)",
      {0}},
+    {RABRED_COLL_REDUCE, 7, "pipeline", rabred_build_reduce_pipeline, 0,
+     "pipeline: a chain toward the root with the vector cut into coll_rabred_segment_size "
+     "segments, every link busy at once and each rank gone once it has forwarded; "
+     "rank-ordered chain plus a forward to a root inside it for non-commutative ops "
+     "(coll/tuned's chain and pipeline); long vectors, few ranks",
+     "S segments of m = n/S: (p - 2 + S) (alpha + m beta + m gamma); p = 2: alpha + m beta + "
+     "m gamma + (S-1) max(alpha + m beta, m gamma); non-commutative, 0 < root < p-1: "
+     "+ (1 + max(0, S - max(root + 1, p - root))) (alpha + m beta): the hop to the root, "
+     "and the segments that share its port with the chain's",
+     {0}, 1},
 };
 
 #pragma GCC diagnostic pop

@@ -96,6 +96,7 @@ int rabred_build_allreduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_
 int rabred_build_reduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_reduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_pipeline(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_bruck(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_segmented_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
 
