@@ -112,7 +112,7 @@ static const rabred_alg_t reduce_algs[] = {
      "m gamma + (S-1) max(alpha + m beta, m gamma); non-commutative, 0 < root < p-1: "
      "+ (1 + max(0, S - max(root + 1, p - root))) (alpha + m beta): the hop to the root, "
      "and the segments that share its port with the chain's",
-     {0}, 1},
+     {3, 2, 0}, 1},
 };
 
 #pragma GCC diagnostic pop

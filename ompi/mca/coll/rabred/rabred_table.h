@@ -57,7 +57,8 @@ typedef struct {
      * 2 nonoverlapping (reduce + bcast), 3 recursive_doubling, 4 ring,
      * 5 segmented_ring, 6 rabenseifner.  Reduce: 1 linear, 2 chain,
      * 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 rabenseifner;
-     * chain and pipeline have no rabred counterpart. */
+     * chain (fan-out chains from the root; rabred runs one) maps onto
+     * pipeline. */
     int tuned_ids[3];
     /* 1 when the plans cut the vector into seg_count-element segments (a
      * rule's segsize=, coll_rabred_segment_size, the price book's closed
