@@ -38,15 +38,40 @@ static int needs_commutative(const rabred_alg_t *alg)
     return 0 != (alg->restrictions & RABRED_NEEDS_COMMUTATIVE);
 }
 
+/* The pipeline's completion time at the root (coll_rabred_reduce_pipeline.c)
+ * for S segments, x the one-way transfer and r the reduction of one: when
+ * the chain ends at the root, and for a root inside a non-commutative
+ * chain, one hop more plus x for each of the S - gap rounds in which its
+ * port takes both the chain's segment and the result's. */
+static double pipeline_end_time(int p, int nseg, double x, double r)
+{
+    return 2 == p ? x + r + (nseg - 1) * fmax(x, r) : (p - 2 + nseg) * (x + r);
+}
+
+static double pipeline_forward_time(int p, int root, int nseg, double x, double r)
+{
+    int gap = 2 * root + 1 >= p ? root + 1 : p - root; /* the chain runs down or up */
+    int shared = nseg > gap ? nseg - gap : 0;
+    return (p - 2 + nseg) * (x + r) + (1 + shared) * x;
+}
+
 #ifndef RABRED_TEST_COSTS
+
+static int simulate_segments(const rabred_alg_t *alg, int p, int root, int64_t count,
+                             int commutative, int in_place, int64_t seg_count,
+                             rabred_sim_result_t *res)
+{
+    rabred_sim_model_t model;
+    rabred_sim_model_default(&model);
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, seg_count, 0,
+                              NULL};
+    return rabred_simulate(&call, &model, res);
+}
 
 static int simulate(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
                     int in_place, rabred_sim_result_t *res)
 {
-    rabred_sim_model_t model;
-    rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0, NULL};
-    return rabred_simulate(&call, &model, res);
+    return simulate_segments(alg, p, root, count, commutative, in_place, 0, res);
 }
 
 static void check_call(const rabred_alg_t *alg, int p, int root, int64_t count, int commutative,
@@ -188,6 +213,67 @@ static void test_correctness(void)
     free(roots);
 }
 
+/* Segmented algorithms once more, cut into segments (the sweep runs them
+ * whole): every root up to p = 20 over the sweep's counts and 200 with
+ * segments of 1 and 7 elements, a few larger p, a count past 2^32. */
+static void check_segmented_call(const rabred_alg_t *alg, int p, int root, int64_t count,
+                                 int64_t seg, int commutative, int in_place)
+{
+    rabred_sim_result_t res;
+    int rc = simulate_segments(alg, p, root, count, commutative, in_place, seg, &res);
+    CHECK(RABRED_OK == rc && res.ok,
+          "%s %s p=%d root=%d count=%lld seg=%lld comm=%d inplace=%d: %s",
+          rabred_coll_name(alg->coll), alg->name, p, root, (long long)count, (long long)seg,
+          commutative, in_place, RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+static void sweep_segments(const rabred_alg_t *alg, int p, const int *roots, int nroots,
+                           const int64_t *counts, int ncounts, const int64_t *segs, int nsegs)
+{
+    for (int c = 0; c < ncounts; c++) {
+        for (int s = 0; s < nsegs; s++) {
+            for (int comm = needs_commutative(alg); comm <= 1; comm++) {
+                for (int r = 0; r < nroots; r++) {
+                    check_segmented_call(alg, p, roots[r], counts[c], segs[s], comm,
+                                         (p + c + r) & 1);
+                }
+            }
+        }
+    }
+}
+
+static int roots_of(const rabred_alg_t *alg, int p, int *roots)
+{
+    roots[0] = -1;
+    return RABRED_COLL_REDUCE == alg->coll ? pick_roots(p, roots) : 1;
+}
+
+static void test_segmented_correctness(void)
+{
+    int *roots = malloc(1024 * sizeof(int));
+    const int64_t segs[] = {1, 7}, big_segs[] = {3};
+    const int64_t large[] = {LARGE_COUNT}, large_seg[] = {LARGE_COUNT / 5};
+    for (int coll = COLL_FIRST; coll < COLL_END && NULL != roots; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (int p = 1; p <= 20 && alg->segmented; p++) {
+                int64_t counts[] = {0, 1, p - 1, p, 2 * (int64_t)p + 1, 200};
+                sweep_segments(alg, p, roots, roots_of(alg, p, roots), counts, 6, segs, 2);
+            }
+            int ps[] = {33, 64, 100, 257};
+            for (int k = 0; k < 4 && alg->segmented; k++) {
+                int64_t counts[] = {2 * (int64_t)ps[k] + 1};
+                sweep_segments(alg, ps[k], roots, roots_of(alg, ps[k], roots), counts, 1,
+                               big_segs, 1);
+            }
+            for (int p = 2; p <= 5 && alg->segmented; p++) {
+                sweep_segments(alg, p, roots, roots_of(alg, p, roots), large, 1, large_seg, 1);
+            }
+        }
+    }
+    free(roots);
+}
+
 /* The segmented ring must really pipeline: with alpha = 0 each segment's
  * transfer hides the previous segment's reduction, so the reduce-scatter
  * costs (1 - 1/p) n max(beta, gamma) plus one segment's reduction instead
@@ -209,6 +295,99 @@ static void test_segmented_ring_overlaps(void)
         CHECK(RABRED_OK == rc && res.ok && fabs(res.time - want) <= 1e-3,
               "segmented_ring p=%d: time %g, pipelined formula %g (%s)", p, res.time, want,
               res.error);
+    }
+}
+
+/* Seed 004's average elapsed time for a chain ending at the root, p >= 3:
+ * chain member h <= p-2 leaves after its last forward, at (S-1+h)(x+r) + x. */
+static double pipeline_avg_elapsed(int p, int nseg, double x, double r)
+{
+    double S = nseg;
+    return (((p - 1) * (S - 1) + (p - 1) * (p - 2) / 2.0 + p - 2 + S) * (x + r) + (p - 1) * x) /
+           p;
+}
+
+static int near_rel(double got, double want)
+{
+    return fabs(got - want) <= 1e-9 * fabs(want) + 1e-12;
+}
+
+/* The pipeline must really pipeline: S segments cross the p-1 links of the
+ * chain at once, (p - 2 + S)(x + r) at the root instead of a whole-vector
+ * chain's (p-1) S (x + r), with the simulator's one-way factors in x; each
+ * rank leaves after its last forward (seed 004's average elapsed time); a
+ * root inside a non-commutative chain pays one hop more (and x per round
+ * its port is shared).  Under a transfer-bound and a reduction-bound model;
+ * then the segment cap. */
+static void test_pipeline_times(void)
+{
+    const rabred_alg_t *pipe = rabred_table_by_name(RABRED_COLL_REDUCE, "pipeline");
+    const int nseg = 16, m = 10;
+    const double params[2][5] = {{2.0, 0.5, 0.2, 0.7, 0.5}, {1.0, 0.1, 0.9, 0.8, 0.6}};
+    for (int k = 0; k < 2 && NULL != pipe; k++) {
+        rabred_sim_model_t model;
+        rabred_sim_model_default(&model);
+        model.alpha = params[k][0];
+        model.beta = params[k][1];
+        model.gamma = params[k][2];
+        model.f_alpha = params[k][3];
+        model.f_beta = params[k][4];
+        double x = model.f_alpha * model.alpha + m * model.f_beta * model.beta, r = m * model.gamma;
+        for (int p = 2; p <= 64; p++) {
+            /* root, commutative: the chain ends at the root, then inside it */
+            int calls[6][2] = {{0, 1}, {p / 2, 1}, {0, 0}, {p - 1, 0}, {p / 3, 0}, {2 * p / 3, 0}};
+            for (int c = 0; c < (p >= 4 ? 6 : 4); c++) {
+                int root = calls[c][0], inside = c >= 4;
+                rabred_sim_call_t call = {pipe->build, p, root, (int64_t)nseg * m, calls[c][1],
+                                          c & 1, m, 0, NULL};
+                rabred_sim_result_t res;
+                int rc = rabred_simulate(&call, &model, &res);
+                double want = inside ? pipeline_forward_time(p, root, nseg, x, r)
+                                     : pipeline_end_time(p, nseg, x, r);
+                CHECK(RABRED_OK == rc && res.ok && near_rel(res.time, want),
+                      "pipeline p=%d root=%d comm=%d model %d: time %g, formula %g (%s)", p, root,
+                      calls[c][1], k, res.time, want, res.error);
+                CHECK(inside || p < 3 || near_rel(res.avg_elapsed, pipeline_avg_elapsed(p, nseg, x, r)),
+                      "pipeline p=%d root=%d model %d: average elapsed %g, formula %g", p, root, k,
+                      res.avg_elapsed, pipeline_avg_elapsed(p, nseg, x, r));
+            }
+        }
+    }
+    /* tiny segments: capped, so the plan stays far smaller than the data */
+    rabred_sim_result_t res;
+    int rc = NULL != pipe ? simulate_segments(pipe, 3, 0, 5000, 1, 0, 1, &res) : RABRED_ERR_ARG;
+    CHECK(RABRED_OK == rc && res.ok && RABRED_PIPELINE_MAX_SEGMENTS + 1 == res.max_rounds,
+          "pipeline cap: %d rounds", res.max_rounds);
+}
+
+/* The executor's side of the overlap: every pipeline round's receive may
+ * be posted before the previous round's reduction (the next segment
+ * arrives meanwhile), and the head's and the end's whole rounds may; also
+ * at a root inside the chain, in place or not. */
+static void test_pipeline_posting(void)
+{
+    const rabred_alg_t *pipe = rabred_table_by_name(RABRED_COLL_REDUCE, "pipeline");
+    for (int p = 2; p <= 9 && NULL != pipe; p++) {
+        for (int root = 0; root < p; root++) {
+            for (int rank = 0; rank < p; rank++) {
+                rabred_plan_args_t args = {p, rank, root, 160, 0, 10, NULL};
+                rabred_plan_t plan;
+                rabred_plan_init(&plan);
+                int rc = rabred_plan_build(pipe->build, &args, &plan), recvs = 1, all = 1;
+                for (int r = 0; r + 1 < plan.nrounds; r++) {
+                    recvs &= rabred_plan_can_post_recvs_early(&plan, r, rank == root);
+                    all &= rabred_plan_can_post_early(&plan, r, rank == root);
+                }
+                /* non-commutative: upward for root p-1 and roots in the lower half */
+                int up = 0 != root && (p - 1 == root || 2 * root + 1 < p);
+                int head = up ? 0 : p - 1, end = up ? p - 1 : 0;
+                int whole = rank == head || (rank == end && end == root);
+                CHECK(RABRED_OK == rc && recvs && (all || !whole),
+                      "pipeline p=%d root=%d rank=%d: receives early %d, rounds early %d", p, root,
+                      rank, recvs, all);
+                rabred_plan_free(&plan);
+            }
+        }
     }
 }
 
@@ -251,7 +430,7 @@ static void test_simulator_catches_broken_plans(void)
     static const char *what[] = {"operands out of rank order", "a missing step",
                                  "a length mismatch", "a deadlock", "a write to the input",
                                  "a receive over a send"};
-    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}, 0};
+    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}, 0, 0};
     for (broken_kind = 0; broken_kind < 6; broken_kind++) {
         rabred_sim_result_t res;
         int rc = simulate(&alg, 8, -1, 100, 0, 0, &res);
@@ -261,6 +440,30 @@ static void test_simulator_catches_broken_plans(void)
     broken_kind = 0;
     rabred_sim_result_t res;
     CHECK(RABRED_OK == simulate(&alg, 8, -1, 100, 1, 0, &res) && res.ok, "%s", res.error);
+}
+
+/* The table's `segmented` is what rules files and the price book go by:
+ * it must say whether an algorithm's plans really depend on seg_count. */
+static void test_segmented_flags(void)
+{
+    for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL};
+            rabred_plan_t whole, cut;
+            rabred_plan_init(&whole);
+            rabred_plan_init(&cut);
+            int rc = rabred_plan_build(alg->build, &args, &whole);
+            args.seg_count = 4;
+            rc = RABRED_OK == rc ? rabred_plan_build(alg->build, &args, &cut) : rc;
+            int differ = whole.nrounds != cut.nrounds || whole.nxfers != cut.nxfers;
+            CHECK(RABRED_OK == rc && differ == alg->segmented, "%s %s: segmented=%d, plans %s",
+                  rabred_coll_name(coll), alg->name, alg->segmented,
+                  differ ? "depend on the segment size" : "do not depend on it");
+            rabred_plan_free(&whole);
+            rabred_plan_free(&cut);
+        }
+    }
 }
 
 static void test_table(void)
@@ -278,6 +481,7 @@ static void test_table(void)
     CHECK(NULL != rabred_alg_violation(rab, &small), "count < p' must be refused");
     CHECK(NULL == rabred_alg_violation(rab, &big), "count = p' is fine");
     CHECK(NULL == rabred_table_by_name(RABRED_COLL_REDUCE, "no_such_algorithm"), "unknown name");
+    test_segmented_flags();
 }
 
 #else /* RABRED_TEST_COSTS */
@@ -285,7 +489,8 @@ static void test_table(void)
 /* Simulated (alpha, beta, gamma) terms: the completion time with only one of
  * them on; beta and gamma are per element / n so they read in units of n.
  * One rabred_simulate_models call builds the plans once for the three. */
-static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative, double t[3])
+static void segmented_cost_terms(const rabred_alg_t *alg, int p, int root, int commutative,
+                                 int64_t seg_count, double t[3])
 {
     const int64_t n = (int64_t)1 << 20; /* divisible by 2 p' for every p <= 1024 */
     rabred_sim_model_t models[3];
@@ -297,11 +502,16 @@ static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative
         models[k].gamma = 2 == k ? 1.0 / (double)n : 0.0;
     }
     /* correctness is the sweep's job: price only, so that every p is fast */
-    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, 0, 1, NULL};
+    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, seg_count, 1, NULL};
     int rc = rabred_simulate_models(&call, models, 3, res);
     for (int k = 0; k < 3; k++) {
         t[k] = RABRED_OK == rc && res[k].ok ? res[k].time : -1.0;
     }
+}
+
+static void cost_terms(const rabred_alg_t *alg, int p, int root, int commutative, double t[3])
+{
+    segmented_cost_terms(alg, p, root, commutative, 0, t);
 }
 
 /* The binary tree's completion time over a subtree of m tree ranks
@@ -446,6 +656,10 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         int forward = !commutative && root != 0;
         f[0] = f[1] = lgc + forward;
         f[2] = lgc;
+    } else if (0 == strcmp(name, "pipeline")) { /* one segment: the plain chain */
+        int forward = !commutative && root != 0 && root != p - 1;
+        f[0] = f[1] = p - 1 + forward;
+        f[2] = p - 1;
     } else if (0 == strcmp(name, "binary_tree")) {
         int allreduce = RABRED_COLL_ALLREDUCE == alg->coll;
         int forward = !allreduce && !commutative && root != 0;
@@ -523,6 +737,34 @@ static void test_costs(void)
     }
 }
 
+/* The pipeline cut into S = 16 segments, for every p: each term against
+ * pipeline_end_time / pipeline_forward_time with only alpha (x = 1, r = 0),
+ * only beta (x = 1/S) or only gamma (r = 1/S) on; roots 0 (commutative) and
+ * p-1 (non-commutative, the upward chain) end the chain, a root in the
+ * lower or upper third of a non-commutative chain sits inside it. */
+static void test_pipeline_costs(void)
+{
+    static const char *term[3] = {"alpha", "beta", "gamma"};
+    const rabred_alg_t *pipe = rabred_table_by_name(RABRED_COLL_REDUCE, "pipeline");
+    const int nseg = 16;
+    const int64_t seg = ((int64_t)1 << 20) / nseg;
+    for (int p = 2; p <= 1024 && NULL != pipe; p++) {
+        int inside = p % 2 ? p / 3 : 2 * p / 3;
+        int calls[3][2] = {{0, 1}, {p - 1, 0}, {inside, 0}}; /* root, commutative */
+        for (int c = 0; c < (p >= 3 ? 3 : 2); c++) {
+            double sim[3];
+            segmented_cost_terms(pipe, p, calls[c][0], calls[c][1], seg, sim);
+            for (int k = 0; k < 3; k++) {
+                double x = 0 == k ? 1.0 : 1 == k ? 1.0 / nseg : 0.0, r = 2 == k ? 1.0 / nseg : 0.0;
+                double form = 2 == c ? pipeline_forward_time(p, calls[c][0], nseg, x, r)
+                                     : pipeline_end_time(p, nseg, x, r);
+                CHECK(fabs(sim[k] - form) <= 1e-9 * form, "pipeline S=%d p=%d root=%d %s: sim %g formula %g",
+                      nseg, p, calls[c][0], term[k], sim[k], form);
+            }
+        }
+    }
+}
+
 #endif /* RABRED_TEST_COSTS */
 
 int main(void)
@@ -533,12 +775,20 @@ int main(void)
     snprintf(costs, sizeof(costs), "%s costs", name);
     name = costs;
     test_costs();
+    if (RABRED_COLL_REDUCE == COLL_END - 1) {
+        test_pipeline_costs();
+    }
 #else
     test_table();
     test_simulator_catches_broken_plans();
     if (RABRED_COLL_ALLREDUCE == COLL_FIRST) {
         test_segmented_ring_overlaps();
     }
+    if (RABRED_COLL_REDUCE == COLL_END - 1) {
+        test_pipeline_times();
+        test_pipeline_posting();
+    }
+    test_segmented_correctness();
     test_order_restrictions_are_real();
     test_correctness();
 #endif

@@ -372,7 +372,7 @@ static int oracle_agrees(const oracle_t *o, const rabred_rules_t *all, rabred_co
     const rabred_alg_t *alg = tuned > 0 && tuned <= INT_MAX
                                   ? rabred_table_by_tuned_id(coll, (int)tuned) : NULL;
     int want = NULL != alg ? alg->id : RABRED_ALG_AUTO;
-    int64_t want_seg = NULL != alg && 0 == strcmp(alg->name, "segmented_ring") ? seg : 0;
+    int64_t want_seg = NULL != alg && alg->segmented ? seg : 0;
     rabred_rule_t hit;
     int found = rule_at(all, coll, (int)p, bytes, 1, &hit);
     int got = found ? hit.alg_id : RABRED_ALG_AUTO;
@@ -421,7 +421,7 @@ static int oracle_compare(const oracle_t *o, const rabred_rules_t *all)
 /* Sample files                                                       */
 
 /* What an admin might have for coll/tuned: bcast rules too, comments,
- * an unmapped reduce algorithm, segment sizes on every line. */
+ * both of tuned's chain reduces, segment sizes on every line. */
 static const char realistic_classic[] =
     "# coll/tuned rules for the 2-socket nodes (coll_tuned_dynamic_rules_filename)\n"
     "3            # collectives\n"
@@ -452,10 +452,11 @@ static const char realistic_classic[] =
     "11           # reduce\n"
     "1\n"
     "0\n"
-    "3\n"
+    "4\n"
     "0 5 0 0             # binomial\n"
     "16384 7 0 0         # rabenseifner\n"
-    "4194304 2 1 0       # chain: no rabred counterpart\n";
+    "262144 3 0 131072   # pipeline, 128 KiB segments\n"
+    "4194304 2 1 32768   # chain of fan-out 1: rabred's pipeline too\n";
 
 static const char header_named[] =
     "# the example of rabred_rules.h\n"
@@ -475,6 +476,7 @@ static const char *const named_samples[] = {
     "allreduce msg_size<1K alg=recursive_doubling\n"
     "allreduce comm_size>4 comm_size<=8 commutative=no alg=binary_tree\n"
     "reduce msg_size>=2G alg=previous # giant\n"
+    "reduce msg_size>=256K commutative=no alg=pipeline segsize=128K\n"
     "allreduce alg=auto\n",
 };
 
@@ -495,13 +497,12 @@ static void test_realistic_classic(void)
     int tree = id_of(RABRED_COLL_ALLREDUCE, "binary_tree");
     int rbin = id_of(RABRED_COLL_REDUCE, "binomial");
     int rrab = id_of(RABRED_COLL_REDUCE, "rabenseifner");
+    int rpipe = id_of(RABRED_COLL_REDUCE, "pipeline");
     msgs_init(&m, "tuned.rules");
     CHECK(RABRED_OK == parse_str(t, &m, &r), "realistic file rejected:\n%s", m.text);
-    CHECK(10 == r.n, "%d rules", r.n);
+    CHECK(11 == r.n, "%d rules", r.n);
     CHECK(has_msg(&m, 'N', line_of(t, "# bcast"), "bcast rules skipped"), "%s", m.text);
-    CHECK(has_msg(&m, 'W', line_of(t, "# chain"), "reduce algorithm 2 (chain) has no rabred"),
-          "%s", m.text);
-    CHECK(1 == m.n[RABRED_RULES_WARNING] && 1 == m.n[RABRED_RULES_NOTE], "%s", m.text);
+    CHECK(0 == m.n[RABRED_RULES_WARNING] && 1 == m.n[RABRED_RULES_NOTE], "%s", m.text);
     CHECK(0 == m.unprefixed, "messages without the file name");
     /* comm sizes: [0..15] [16..255] [256..] */
     for (int p = 0; p <= 15; p++) {
@@ -523,8 +524,14 @@ static void test_realistic_classic(void)
     /* reduce: one comm entry (size 0) serves every communicator */
     CHECK(rbin == alg_at(&r, RABRED_COLL_REDUCE, 1, 16383, 0), "reduce 16383");
     CHECK(rrab == alg_at(&r, RABRED_COLL_REDUCE, 1000, 16384, 0), "reduce 16384");
-    CHECK(rrab == alg_at(&r, RABRED_COLL_REDUCE, 7, 4194303, 1), "reduce 4194303");
-    CHECK(RABRED_ALG_AUTO == alg_at(&r, RABRED_COLL_REDUCE, 7, 4194304, 1), "chain -> auto");
+    CHECK(rrab == alg_at(&r, RABRED_COLL_REDUCE, 7, 262143, 1), "reduce 262143");
+    /* tuned's pipeline (3) and chain (2) are rabred's pipeline, segment sizes kept */
+    CHECK(rule_at(&r, RABRED_COLL_REDUCE, 7, 262144, 0, &hit) && rpipe == hit.alg_id &&
+              131072 == hit.segsize && line_of(t, "# pipeline") == hit.line,
+          "pipeline cell: alg %d seg %lld", hit.alg_id, (long long)hit.segsize);
+    CHECK(rule_at(&r, RABRED_COLL_REDUCE, 7, 4194304, 1, &hit) && rpipe == hit.alg_id &&
+              32768 == hit.segsize && line_of(t, "# chain") == hit.line,
+          "chain cell: alg %d seg %lld", hit.alg_id, (long long)hit.segsize);
     rabred_rules_free(&r);
     CHECK(NULL == r.rules && 0 == r.n, "free did not clear");
 }
@@ -772,6 +779,33 @@ static void test_named_order_and_warnings(void)
     CHECK(RABRED_OK == parse_str(seg, &m, &r), "%s", m.text);
     CHECK(has_msg(&m, 'W', 1, "ring does not segment"), "%s", m.text);
     CHECK(rule_at(&r, RABRED_COLL_ALLREDUCE, 4, 0, 1, &hit) && 0 == hit.segsize, "seg dropped");
+    rabred_rules_free(&r);
+}
+
+/* segsize= stays with the algorithms the table marks segmented (the
+ * segmented ring and the pipeline) and is dropped, with a warning, from
+ * the others. */
+static void test_named_segsize(void)
+{
+    const char *t = "reduce msg_size>=256K alg=pipeline segsize=128K\n"
+                    "allreduce alg=segmented_ring segsize=1M\n"
+                    "reduce alg=binomial segsize=64K\n";
+    int pipe = id_of(RABRED_COLL_REDUCE, "pipeline"), bin = id_of(RABRED_COLL_REDUCE, "binomial");
+    msgs_t m;
+    rabred_rules_t r;
+    rabred_rule_t hit;
+    msgs_init(&m, "segsize");
+    CHECK(RABRED_OK == parse_str(t, &m, &r) && 3 == r.n, "%s", m.text);
+    CHECK(1 == m.n[RABRED_RULES_WARNING] && has_msg(&m, 'W', 3, "binomial does not segment"),
+          "%s", m.text);
+    CHECK(rule_at(&r, RABRED_COLL_REDUCE, 8, 256 << 10, 0, &hit) && pipe == hit.alg_id &&
+              131072 == hit.segsize && 1 == hit.line,
+          "pipeline: alg %d seg %lld", hit.alg_id, (long long)hit.segsize);
+    CHECK(rule_at(&r, RABRED_COLL_ALLREDUCE, 8, 0, 1, &hit) && (1 << 20) == hit.segsize,
+          "segmented ring: seg %lld", (long long)hit.segsize);
+    CHECK(rule_at(&r, RABRED_COLL_REDUCE, 8, (256 << 10) - 1, 1, &hit) && bin == hit.alg_id &&
+              0 == hit.segsize,
+          "binomial: alg %d seg %lld", hit.alg_id, (long long)hit.segsize);
     rabred_rules_free(&r);
 }
 
@@ -1376,6 +1410,7 @@ int main(void)
     test_named_header_example();
     test_named_syntax();
     test_named_order_and_warnings();
+    test_named_segsize();
     test_named_errors();
     test_error_cap();
     test_hostile();

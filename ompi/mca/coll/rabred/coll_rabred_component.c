@@ -128,6 +128,33 @@ static int register_algorithm_param(rabred_coll_t coll)
     return OPAL_SUCCESS;
 }
 
+/* coll_rabred_segment_size's help, naming the table's segmented algorithms. */
+static char segment_help[512];
+
+static const char *build_segment_help(void)
+{
+    char names[256] = "";
+    size_t n = 0;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size((rabred_coll_t)coll) && n < sizeof(names); i++) {
+            const rabred_alg_t *alg = rabred_table_at((rabred_coll_t)coll, i);
+            if (alg->segmented) {
+                n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+                                      alg->name);
+            }
+        }
+    }
+    snprintf(segment_help, sizeof(segment_help),
+             "Bytes per segment for the pipelined algorithms (%s); 0: no segments. "
+             "Default 0: on a network much slower than the reduction (measured: 100 Mbit/s "
+             "TCP) segments only add rounds to the rings; where reducing costs about as much "
+             "as sending, 64K-256K segments overlap the two. A forced pipeline needs "
+             "segments (e.g. 65536): unsegmented it is a plain chain. Settable through MPI_T "
+             "(rabred-tune searches it)",
+             names);
+    return segment_help;
+}
+
 /* A threshold in bytes: negative values are refused with one warning.
  * `flags` MCA_BASE_VAR_FLAG_SETTABLE lets MPI_T change it at run time (the
  * value is read at each call, so the change takes effect on the next one). */
@@ -279,13 +306,8 @@ static int rabred_register(void)
     register_model(c);
     register_arrival(c);
     register_rules_file(c);
-    register_threshold("segment_size",
-                       "Bytes per segment for the pipelined algorithms (segmented_ring); "
-                       "0: one segment per block. Default 0: on a network much slower than the "
-                       "reduction (measured: 100 Mbit/s TCP) segments only add rounds; where "
-                       "reducing costs about as much as sending, 64K-256K segments overlap "
-                       "the two. Settable through MPI_T (rabred-tune searches it)",
-                       RABRED_DEFAULT_SEGMENT_BYTES, MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
+    register_threshold("segment_size", build_segment_help(), RABRED_DEFAULT_SEGMENT_BYTES,
+                       MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",
                        "Temporaries up to this many bytes are kept between calls on a "
                        "communicator (at most two per communicator) instead of being "

@@ -72,6 +72,11 @@ static const rabred_measured_t measured[] = {
     {RABRED_COLL_REDUCE, "ring", 3, ANY_P, 0, 2048 * KIB - 1, 0.0},
     {RABRED_COLL_REDUCE, "ring", 6, 6, 0, INT64_MAX, 0.0},
     {RABRED_COLL_REDUCE, "ring", 8, ANY_P, 0, INT64_MAX, 0.0},
+    /* pipeline (the chain) came after the cluster run and has not been
+     * measured there; the price book prices it by completion time, while
+     * reduce is decided by the average over ranks.  Forcible and usable in
+     * rules (rabred-tune measures it), not chosen by auto until measured. */
+    {RABRED_COLL_REDUCE, "pipeline", 2, ANY_P, 0, INT64_MAX, 0.0},
 };
 
 double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,

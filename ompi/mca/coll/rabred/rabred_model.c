@@ -76,7 +76,7 @@ static void price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t s
     sim_model(m, 1.0, 0.0, &alpha_only);
     sim_model(m, 1.0, 1.0, &full);
     memset(out, 0, sizeof(*out));
-    if (0 == strcmp(alg->name, "segmented_ring")) {
+    if (alg->segmented && rabred_model_closed_form(alg, p, n1, seg_bytes, m) >= 0) {
         /* its time steps with the segment count: the exact closed form,
          * not a line through two sizes */
         out->closed = alg;
@@ -157,7 +157,16 @@ double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll,
  *   bytes, each segment's transfer x = f_a a + s f_b b overlapping the
  *   previous one's reduction r = s g: (p-1) S max(x, r) + min(x, r), then
  *   the allgather (p-1) (f_a a + n/p f_b b).  With S = 1 nothing overlaps
- *   (each step forwards what the last one reduced): (p-1) (x + r). */
+ *   (each step forwards what the last one reduced): (p-1) (x + r).
+ * pipeline (reduce, root 0: the chain ends at the root): S segments of
+ *   m = n/S bytes, x = f_a a + m f_b b one-way, r = m g; a middle member
+ *   forwards a segment once reduced and reduces the next once its round's
+ *   transfers are done, so the chain moves one segment per x + r and fills
+ *   in p - 2 of them: the root completes at (p - 2 + S) (x + r), member h
+ *   leaves at (S - 1 + h) (x + r) + x; the price is their average.  At
+ *   p = 2 the head only sends and the root receives the next segment while
+ *   it reduces one: root x + r + (S - 1) max(x, r), head 2x + (S - 2)
+ *   max(x, r).  Exact for n a multiple of S. */
 
 static double one_way(const rabred_model_t *m, double bytes)
 {
@@ -204,6 +213,25 @@ static double segmented_ring_time(int p, double n, int64_t seg_bytes, const rabr
     return (p - 1) * segs * hi + lo + allgather;
 }
 
+static double pipeline_time(int p, int64_t bytes, int64_t seg_bytes, const rabred_model_t *m)
+{
+    int64_t nseg = seg_bytes > 0 && bytes > seg_bytes ? (bytes + seg_bytes - 1) / seg_bytes : 1;
+    double segs = (double)(nseg < RABRED_PIPELINE_MAX_SEGMENTS ? nseg
+                                                                : RABRED_PIPELINE_MAX_SEGMENTS);
+    double seg = (double)bytes / segs, xfer = one_way(m, seg), reduce = seg * m->gamma;
+    /* priced by the average elapsed time, as reduce is (rabred_model_metric) */
+    if (2 == p) { /* the root takes one segment ahead of its reductions, so
+                    * the sender's leave at the root's pace from the third */
+        double hi = xfer > reduce ? xfer : reduce;
+        double sender = segs < 2 ? xfer : 2 * xfer + (segs - 2) * hi;
+        return (sender + xfer + reduce + (segs - 1) * hi) / 2;
+    }
+    /* chain member h = 0..p-2 leaves after (S-1+h) steps and its last
+     * transfer, the root after p-2+S steps */
+    double steps = (p - 1) * (segs - 1) + (p - 1) * (p - 2) / 2.0 + (p - 2 + segs);
+    return (steps * (xfer + reduce) + (p - 1) * xfer) / p;
+}
+
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
                                 const rabred_model_t *model)
 {
@@ -215,6 +243,9 @@ double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, i
     }
     if (0 == strcmp(alg->name, "segmented_ring") && RABRED_COLL_ALLREDUCE == alg->coll) {
         return segmented_ring_time(p, (double)bytes, seg_bytes, model);
+    }
+    if (0 == strcmp(alg->name, "pipeline") && RABRED_COLL_REDUCE == alg->coll) {
+        return pipeline_time(p, bytes, seg_bytes, model);
     }
     return -1.0;
 }

@@ -19,8 +19,9 @@
  * Algorithms whose simulation would cost more than about 10 ms (O(p)
  * rounds at large p: O(p^2) messages) are priced by closed forms instead:
  * ring has one; linear has none and is then not priced (never competitive
- * there).  The segmented ring is always priced by its closed form, whose
- * time steps with the segment count.  test_model checks every closed form
+ * there).  Segmented algorithms (the table's `segmented`: segmented ring,
+ * pipeline) are always priced by their closed forms, since their time
+ * steps with the segment count.  test_model checks every closed form
  * against the simulator.
  *
  * Arrival-aware algorithms (rabred_alg_t.arrival_aware, seed 004) are not

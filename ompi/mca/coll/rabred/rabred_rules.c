@@ -44,7 +44,7 @@
  *   - Algorithms map through rabred_alg_t.tuned_ids; 0 is auto.  Ids rabred
  *     lacks are warned about and become auto.  The fan-in/out and max
  *     requests have no rabred meaning and are ignored; segsize is kept only
- *     for the one algorithm that segments.
+ *     for the algorithms that segment (the table's `segmented`).
  */
 #include "rabred_rules.h"
 
@@ -115,12 +115,11 @@ static const char *quoted(char *buf, size_t cap, const char *s, size_t n)
     return buf;
 }
 
-/* Only segmented_ring cuts messages into coll_rabred_segment_size pieces.
- * The table has no flag for it, so it is named here. */
+/* Does the algorithm cut messages into segments (and so take a segsize)? */
 static int alg_segments(rabred_coll_t coll, int alg_id)
 {
     const rabred_alg_t *alg = rabred_table_by_id(coll, alg_id);
-    return NULL != alg && 0 == strcmp(alg->name, "segmented_ring");
+    return NULL != alg && alg->segmented;
 }
 
 static const char *alg_name(rabred_coll_t coll, int alg_id)
@@ -1063,7 +1062,7 @@ static void finish_named_rule(parser_t *ps, named_rule_t *nr)
     }
     if (nr->segsize > 0 && !alg_segments(nr->coll, nr->alg_id)) {
         report(&ps->rep, RABRED_RULES_WARNING, nr->line,
-               "segsize= ignored: %s does not segment (only segmented_ring does)", alg->name);
+               "segsize= ignored: %s does not segment", alg->name);
         nr->segsize = 0;
     }
     rabred_rule_t r = {nr->coll, (int)nr->comm_lo, (int)nr->comm_hi, nr->msg_lo, nr->msg_hi,

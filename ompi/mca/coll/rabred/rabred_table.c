@@ -11,6 +11,11 @@
 
 #include "rabred_toolkit.h"
 
+/* Entries leave out the trailing fields that are 0 (segmented), which
+ * -Wextra would flag in each of them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+
 static const rabred_alg_t allreduce_algs[] = {
     {RABRED_COLL_ALLREDUCE, 1, "recursive_doubling", rabred_build_allreduce_recursive_doubling, 0,
      "recursive doubling: full vectors exchanged at distance 1, 2, 4...; "
@@ -60,7 +65,7 @@ static const rabred_alg_t allreduce_algs[] = {
      "one's reduction, then the ring allgather; long vectors",
      "(p-1) (S+1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma without overlap; with it, "
      "alpha = 0: (1 - 1/p) n (beta + max(beta, gamma)) + n/(p S) min(beta, gamma)",
-     {5}, 0},
+     {5}, 0, 1},
     {RABRED_COLL_ALLREDUCE, 9, "sorted_linear_tree", rabred_build_allreduce_sorted_linear_tree,
      RABRED_NEEDS_COMMUTATIVE,
      "sorted linear tree: ranks sorted by arrival offset, p segments pipelined down the line "
@@ -112,7 +117,19 @@ static const rabred_alg_t reduce_algs[] = {
      "p = 2^k: as rabenseifner; else reduce-up + gather in block 0 "
      "(see coll_rabred_reduce_binary_blocks.c)",
      {0}, 0},
+    {RABRED_COLL_REDUCE, 7, "pipeline", rabred_build_reduce_pipeline, 0,
+     "pipeline: a chain toward the root with the vector cut into coll_rabred_segment_size "
+     "segments, every link busy at once and each rank gone once it has forwarded; "
+     "rank-ordered chain plus a forward to a root inside it for non-commutative ops "
+     "(coll/tuned's chain and pipeline); long vectors, few ranks",
+     "S segments of m = n/S: (p - 2 + S) (alpha + m beta + m gamma); p = 2: alpha + m beta + "
+     "m gamma + (S-1) max(alpha + m beta, m gamma); non-commutative, 0 < root < p-1: "
+     "+ (1 + max(0, S - max(root + 1, p - root))) (alpha + m beta): the hop to the root, "
+     "and the segments that share its port with the chain's",
+     {3, 2, 0}, 0, 1},
 };
+
+#pragma GCC diagnostic pop
 
 static const rabred_alg_t *table(rabred_coll_t coll, int *size)
 {

@@ -34,6 +34,15 @@ enum {
  * (The cost model prices the same cap.) */
 #define RABRED_SEGRING_MAX_SEGMENTS 64
 
+/* pipeline cuts the whole vector into at most this many segments.  Its
+ * chain takes p-2 segment times to fill, so its time exceeds the bandwidth
+ * term n (beta + gamma) by a factor of about 1 + (p-2)/S: at S = 1024 less
+ * than 10% up to p = 100, past where a chain is competitive.  A plan then
+ * holds about S rounds (~100 KB at 1024), as the segmented ring's at p = 16;
+ * the cap keeps tiny segments from making the plan larger than the data.
+ * (The cost model prices the same cap.) */
+#define RABRED_PIPELINE_MAX_SEGMENTS 1024
+
 typedef struct {
     rabred_coll_t coll;
     int id;
@@ -48,7 +57,8 @@ typedef struct {
      * 2 nonoverlapping (reduce + bcast), 3 recursive_doubling, 4 ring,
      * 5 segmented_ring, 6 rabenseifner.  Reduce: 1 linear, 2 chain,
      * 3 pipeline, 4 binary, 5 binomial, 6 in-order binary, 7 rabenseifner;
-     * chain and pipeline have no rabred counterpart. */
+     * chain (fan-out chains from the root; rabred runs one) maps onto
+     * pipeline. */
     int tuned_ids[3];
     /* 1: the plan adapts to the ranks' arrival offsets (rabred_arrival_t,
      * seed 004).  The balanced decision (cost model, price book) must not
@@ -57,6 +67,10 @@ typedef struct {
      * been taught to predict arrivals.  They run when forced or named by a
      * rule.  Positional initialisers that stop before it leave it 0. */
     int arrival_aware;
+    /* 1 when the plans cut the vector into seg_count-element segments (a
+     * rule's segsize=, coll_rabred_segment_size, the price book's closed
+     * form); entries that leave it out are 0. */
+    int segmented;
 } rabred_alg_t;
 
 /* What the restriction checks need to know about a call. */
@@ -90,6 +104,7 @@ int rabred_build_allreduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_
 int rabred_build_reduce_binary_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_reduce_binary_blocks(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_reduce_pipeline(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_bruck(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_segmented_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_sorted_linear_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
