@@ -259,7 +259,8 @@ static void register_arrival(mca_coll_rabred_component_t *c)
     register_model_param("arrival_min_gain",
                          "An arrival-aware algorithm is chosen only when the cost model, given "
                          "the estimated offsets, predicts at least this fraction less average "
-                         "elapsed time than the balanced choice (0.05 = 5%)",
+                         "elapsed time than the balanced choice, as a fraction of the call's balanced price "
+                         "(default 0.10)",
                          RABRED_DEFAULT_ARRIVAL_MIN_GAIN, 0.0, 1.0, &c->arrival_min_gain);
 }
 
