@@ -40,21 +40,21 @@ static const rabred_measured_t measured[] = {
      * two rendezvous handshakes, and each exchange may hit the TCP BTL's
      * 2x mode. */
     {RABRED_COLL_ALLREDUCE, "recursive_doubling", 2, 2, 2048 * KIB, INT64_MAX, 0.75},
-    /* Below 64 KiB (at p >= 8 up to 64 KiB) the 2(p-1) rounds of the rings
-     * cost far more than the model's alpha: with p ranks sharing the CPUs
-     * every lock-step round waits for a descheduled neighbour.  Measured
-     * 1.3-3.5x the best tuned algorithm at 16 KiB for p = 6, 8, 16, where
-     * bruck and rabenseifner (lg p rounds) were within 0.85-1.2x. */
-    {RABRED_COLL_ALLREDUCE, "ring", 4, 7, 0, 64 * KIB - 1, 0.0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 4, 7, 0, 64 * KIB - 1, 0.0},
-    {RABRED_COLL_ALLREDUCE, "ring", 8, ANY_P, 0, 64 * KIB, 0.0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 8, ANY_P, 0, 64 * KIB, 0.0},
-    /* The same effect at every size from p = 13: at p = 16 the rings took
-     * 1.11-1.22x the best tuned algorithm from 256 KiB, bruck (lg p rounds)
-     * 0.91-0.96x at 1 and 4 MiB, though the model prices bruck's last,
-     * same-peer step dearer. */
-    {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 0, INT64_MAX, 2.0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 0, INT64_MAX, 2.0},
+    /* Below 64 KiB the 2(p-1) rounds of the rings cost far more than the
+     * model's alpha: with p ranks sharing the CPUs every lock-step round
+     * waits for a descheduled neighbour.  Measured 1.3-3.5x the best tuned
+     * algorithm at 16 KiB for p = 6, 8, 16, where bruck and rabenseifner
+     * (lg p rounds) were within 0.85-1.2x (full-20261121, a loaded
+     * machine; at 64 KiB a quieter rerun, confirm-20261121, had the rings
+     * ahead again, so the line stops below 64 KiB). */
+    {RABRED_COLL_ALLREDUCE, "ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0},
+    /* From 1 MiB at p >= 13: at p = 16 the rings took 1.11-1.22x the best
+     * tuned algorithm, bruck (lg p rounds) 0.91-0.96x (full-20261121) and
+     * 0.99-1.04x in the rerun, though the model prices bruck's last,
+     * same-peer step dearer.  Below 1 MiB the rerun had the rings ahead. */
+    {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0},
     /* ring's reduce-scatter exchanges with a different peer each step (p-1
      * TCP connections, each starting cold); the neighbour ring
      * (segmented_ring, unsegmented by default) keeps two: 1.15-1.23x
