@@ -16,6 +16,9 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'compare'))
+from analyze import human  # noqa: E402  (one size formatter for every table)
+
 ORDER = ['tuned:ring', 'tuned:default', 'rabred:balanced', 'rabred:auto', 'rabred:ring',
          'rabred:prereduced_ring', 'rabred:sorted_linear_tree']
 SPEEDUP_OF = ['rabred:auto', 'rabred:prereduced_ring', 'rabred:sorted_linear_tree']
@@ -36,13 +39,6 @@ def load(outdir):
                            int(row['p']), int(row['bytes']), row['variant'])
                     samples.setdefault(key, []).append(float(row['avg_us']))
     return {k: statistics.median(v) for k, v in samples.items()}
-
-
-def human(n):
-    for unit, size in (('M', 1 << 20), ('K', 1 << 10)):
-        if n >= size and n % size == 0:
-            return '%d%s' % (n // size, unit)
-    return str(n)
 
 
 def fmt_delay(d):

@@ -100,6 +100,12 @@ typedef struct {
     int priced[RABRED_NCOLLS];
     mca_coll_rabred_scratch_t scratch[2]; /* for ACC and TMP */
     rabred_estimate_t est;    /* arrival offsets learned on this communicator */
+    struct {                  /* the last arrival-aware choice (coll_rabred_arrival.c) */
+        rabred_arrival_pick_t pick;
+        rabred_call_t call;
+        const rabred_alg_t *balanced;
+        int at_calls;         /* est.calls when it was simulated; 0: none */
+    } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
 } mca_coll_rabred_module_t;
 
@@ -116,6 +122,9 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module);
+
+/* The cost model of the component's parameters (coll_rabred_component.c). */
+rabred_model_t mca_coll_rabred_model(void);
 
 /* Online arrival estimation (coll_rabred_arrival.c): is this MPI_Allreduce
  * estimated (1), not (0), or out of memory (-1)?  Then the offsets as plans

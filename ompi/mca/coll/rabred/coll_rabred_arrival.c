@@ -41,23 +41,34 @@ int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_comm
     return 1;
 }
 
-/* The offsets as plans take them (per element; one-way costs, since the
- * arrival-aware algorithms send one way), or NULL before the first estimate. */
+/* The offsets as plans take them, or NULL before the first estimate. */
 const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
                                                       struct ompi_datatype_t *dtype,
                                                       rabred_arrival_t *storage)
 {
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     size_t ts = 0;
     if (m->est.calls < 1) {
         return NULL;
     }
     ompi_datatype_type_size(dtype, &ts);
-    storage->offset = m->est.offset;
-    storage->alpha = c->f_alpha * c->alpha;
-    storage->beta = c->f_beta * c->beta * (double)ts;
-    storage->gamma = c->gamma * (double)ts;
+    rabred_model_t model = mca_coll_rabred_model();
+    *storage = rabred_estimate_arrival(&m->est, &model, ts);
     return storage;
+}
+
+/* Simulating the arrival-aware algorithms costs O(p^2) messages, so a pick
+ * is reused for this many estimated calls of the same shape; the smoothed
+ * estimate moves slowly, and every rank counts calls alike, so all reuse
+ * (or redo) it together. */
+#define PICK_REUSE_CALLS 8
+
+static int pick_is_fresh(const mca_coll_rabred_module_t *m, const rabred_call_t *call,
+                         const rabred_alg_t *balanced)
+{
+    return m->pick_cache.at_calls > 0 && m->est.calls - m->pick_cache.at_calls < PICK_REUSE_CALLS &&
+           m->pick_cache.balanced == balanced && m->pick_cache.call.p == call->p &&
+           m->pick_cache.call.count == call->count &&
+           m->pick_cache.call.commutative == call->commutative;
 }
 
 /* Replace a balanced decision by an arrival-aware algorithm when the model
@@ -66,22 +77,28 @@ void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_ca
                                     struct ompi_datatype_t *dtype, double balanced_price,
                                     int64_t seg_count, rabred_choice_t *choice)
 {
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    rabred_model_t model = {c->alpha, c->beta, c->gamma, c->f_alpha, c->f_beta};
-    rabred_arrival_pick_t pick;
-    size_t ts = 0;
-    ompi_datatype_type_size(dtype, &ts);
-    if (RABRED_OK != rabred_estimate_choose(&m->est, call, ts, &model, choice->alg,
-                                            balanced_price, seg_count, c->arrival_min_gain,
-                                            &pick) ||
-        NULL == pick.alg) {
+    rabred_arrival_pick_t *pick = &m->pick_cache.pick;
+    if (!pick_is_fresh(m, call, choice->alg)) {
+        rabred_model_t model = mca_coll_rabred_model();
+        size_t ts = 0;
+        ompi_datatype_type_size(dtype, &ts);
+        if (RABRED_OK != rabred_estimate_choose(&m->est, call, ts, &model, choice->alg,
+                                                balanced_price, seg_count,
+                                                mca_coll_rabred_component.arrival_min_gain, pick)) {
+            pick->alg = NULL;
+        }
+        m->pick_cache.call = *call;
+        m->pick_cache.balanced = choice->alg;
+        m->pick_cache.at_calls = m->est.calls;
+    }
+    if (NULL == pick->alg) {
         return;
     }
     snprintf(choice->reason, sizeof(choice->reason),
              "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
-             rabred_estimate_spread(&m->est) * 1e6, pick.alg->name, pick.best_s * 1e6,
-             choice->alg->name, pick.balanced_s * 1e6);
-    choice->alg = pick.alg;
+             rabred_estimate_spread(&m->est) * 1e6, pick->alg->name, pick->best_s * 1e6,
+             choice->alg->name, pick->balanced_s * 1e6);
+    choice->alg = pick->alg;
 }
 
 /* After an estimated call: every rank contributes its gap (time from its

@@ -206,6 +206,13 @@ static void register_model_param(const char *name, const char *help, double def,
     }
 }
 
+rabred_model_t mca_coll_rabred_model(void)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    rabred_model_t model = {c->alpha, c->beta, c->gamma, c->f_alpha, c->f_beta};
+    return model;
+}
+
 static void register_model(mca_coll_rabred_component_t *c)
 {
     register_model_param("alpha",

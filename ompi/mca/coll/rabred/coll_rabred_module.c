@@ -31,6 +31,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->book = NULL;
     memset(m->priced, 0, sizeof(m->priced));
     memset(&m->est, 0, sizeof(m->est));
+    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     m->last_exit = 0;
 }
 
@@ -124,8 +125,7 @@ static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_
         return NULL;
     }
     if (!m->priced[coll] || m->book->seg_bytes != seg) {
-        rabred_model_t model = {c->alpha, c->beta, c->gamma,
-                                c->f_alpha, c->f_beta};
+        rabred_model_t model = mca_coll_rabred_model();
         if (RABRED_OK != rabred_pricebook_fill(m->book, coll, p, seg, &model)) {
             return NULL;
         }
@@ -137,17 +137,22 @@ static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_
 
 static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
 
-/* The price book's time for the decision's choice (0 when unpriced). */
-static double balanced_price(const rabred_decide_ctx_t *ctx, rabred_coll_t coll,
-                             const rabred_call_t *call, int64_t bytes, const rabred_alg_t *alg)
+/* alg's place in coll's table (the price book's index), or -1. */
+static int table_index(rabred_coll_t coll, const rabred_alg_t *alg)
 {
-    for (int i = 0; NULL != ctx->book && i < rabred_table_size(coll); i++) {
+    for (int i = 0; NULL != alg && i < rabred_table_size(coll); i++) {
         if (rabred_table_at(coll, i) == alg) {
-            double t = rabred_pricebook_time(ctx->book, coll, call->commutative, i, bytes);
-            return t > 0 ? t : 0;
+            return i;
         }
     }
-    return 0;
+    return -1;
+}
+
+static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
+{
+    size_t type_size = 0;
+    ompi_datatype_type_size(dtype, &type_size);
+    return (int64_t)count * (int64_t)type_size;
 }
 
 /* Choose for this call (an estimated MPI_Allreduce may go arrival-aware),
@@ -157,9 +162,7 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                    struct ompi_communicator_t *comm, int estimating, rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    size_t type_size = 0;
-    ompi_datatype_type_size(dtype, &type_size);
-    int64_t bytes = (int64_t)count * (int64_t)type_size;
+    int64_t bytes = call_bytes(count, dtype);
     rabred_call_t call = {ompi_comm_size(comm), count, ompi_op_is_commute(op) ? 1 : 0};
     rabred_decide_ctx_t ctx = {&m->rules[coll], c->rules_file, NULL, c->short_bytes[coll]};
     if (RABRED_ALG_AUTO == c->algorithm[coll] && call.p > 1) {
@@ -168,15 +171,14 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
 
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
     if (estimating && RABRED_WHY_DECISION == choice->why && NULL != choice->alg) {
-        mca_coll_rabred_arrival_choose(m, &call, dtype,
-                                       balanced_price(&ctx, coll, &call, bytes, choice->alg),
+        int i = table_index(coll, choice->alg);
+        double price = NULL != ctx.book && i >= 0
+                           ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
+                           : 0;
+        mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
                                        segment_count(dtype, choice), choice);
     }
-    int slot = 0;
-    for (int i = 0; NULL != choice->alg && i < rabred_table_size(coll); i++) {
-        slot = rabred_table_at(coll, i) == choice->alg ? i + 1 : slot;
-    }
-    c->calls[coll][slot]++;
+    c->calls[coll][table_index(coll, choice->alg) + 1]++; /* slot 0: previous */
     if (c->verbose >= 2 || (c->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
         opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
                     rabred_coll_name(coll), call.p, (long long)bytes,
@@ -229,13 +231,6 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     mca_coll_rabred_tmpbuf_free(&acc_tmp);
     mca_coll_rabred_tmpbuf_free(&tmp);
     return rc;
-}
-
-static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
-{
-    size_t type_size = 0;
-    ompi_datatype_type_size(dtype, &type_size);
-    return (int64_t)count * (int64_t)type_size;
 }
 
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,

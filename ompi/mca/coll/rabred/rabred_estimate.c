@@ -45,9 +45,9 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
     if (!(w > 0 && w <= 1)) {
         w = 1;
     }
-    double first = sane_gap(gaps[0]);
-    for (int i = 1; i < e->p; i++) {
-        first = sane_gap(gaps[i]) < first ? sane_gap(gaps[i]) : first;
+    double first = INFINITY;
+    for (int i = 0; i < e->p; i++) {
+        first = fmin(first, sane_gap(gaps[i]));
     }
     double low = INFINITY;
     for (int i = 0; i < e->p; i++) {
@@ -70,14 +70,22 @@ double rabred_estimate_spread(const rabred_estimate_t *e)
     return hi;
 }
 
+rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabred_model_t *model,
+                                         size_t type_size)
+{
+    double ts = (double)type_size;
+    rabred_arrival_t a = {e->offset, model->f_alpha * model->alpha,
+                          model->f_beta * model->beta * ts, model->gamma * ts};
+    return a;
+}
+
 /* Seconds of seed 004's average elapsed time for `alg` under the offsets. */
 static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_t type_size,
                     const rabred_model_t *model, const rabred_alg_t *alg, int64_t seg_count,
                     double *avg)
 {
     double ts = (double)type_size;
-    rabred_arrival_t arrival = {e->offset, model->f_alpha * model->alpha,
-                                model->f_beta * model->beta * ts, model->gamma * ts};
+    rabred_arrival_t arrival = rabred_estimate_arrival(e, model, type_size);
     rabred_sim_call_t sc = {alg->build, call->p, -1, call->count, call->commutative,
                             0, seg_count, 1, &arrival};
     rabred_sim_model_t sm = {model->alpha, model->beta * ts, model->gamma * ts,

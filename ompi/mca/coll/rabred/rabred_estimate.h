@@ -34,7 +34,8 @@
  * predicted time, no algorithm can gain that much, and nothing is
  * simulated: that keeps balanced calls cheap.  Simulating costs O(p^2)
  * messages for these O(p)-round algorithms, so it is done only up to
- * RABRED_ESTIMATE_MAX_P ranks.
+ * RABRED_ESTIMATE_MAX_P ranks, and the component reuses a pick for a few
+ * calls of the same shape (coll_rabred_arrival.c).
  *
  * Pure C, no MPI: unit-tested in test/unit/test_estimate.c.
  */
@@ -68,6 +69,12 @@ void rabred_estimate_fini(rabred_estimate_t *e);
  * or not a number counts as 0 (a clock step backwards must not make a rank
  * look early forever). */
 void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w);
+
+/* The offsets as plans and the simulator take them: per element of
+ * type_size bytes, one-way costs (the arrival-aware algorithms send one
+ * way). */
+rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabred_model_t *model,
+                                         size_t type_size);
 
 /* max - min of the offsets (0 before the first update). */
 double rabred_estimate_spread(const rabred_estimate_t *e);
