@@ -127,9 +127,10 @@ run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_a
 bad_log=$logs/bad-mca-values.log
 run_mpi bad-mca-values 2 "$correctness" --quick \
     --mca coll_rabred_allreduce_algorithm no_such_algorithm \
-    --mca coll_rabred_reduce_short_bytes -7
+    --mca coll_rabred_reduce_short_bytes -7 --mca coll_rabred_arrival_weight 5
 if grep -q "invalid coll_rabred_allreduce_algorithm; using the default, auto" "$bad_log" &&
-   grep -q "coll_rabred_reduce_short_bytes = -7 is negative; using the default" "$bad_log"; then
+   grep -q "coll_rabred_reduce_short_bytes = -7 is negative; using the default" "$bad_log" &&
+   grep -q "coll_rabred_arrival_weight = 5 is outside \[0.001, 1\]; using the default 0.5" "$bad_log"; then
     pass bad-mca-warnings
 else
     fail bad-mca-warnings "$bad_log"
