@@ -197,6 +197,7 @@ static void sweep_one(int seed, gains_t *g)
     run("prereduced_ring", p, count, &m, off, &arr, !(seed & 1), 0);
     rabred_sim_result_t slt = run("sorted_linear_tree", p, count, &m, off, &arr, seed & 1, 0);
     run("sorted_linear_tree", p, count, &m, off, &arr, !(seed & 1), 0);
+    run("prereduced_scatter", p, count, &m, off, &arr, seed & 1, 0);
     /* 1e-9: the two sum their ranks' elapsed times in different orders */
     CHECK(prr.avg_elapsed <= ring.avg_elapsed * (1 + 1e-9),
           "seed %d p=%d count=%lld pattern %d model %d: prereduced_ring mean elapsed %g > ring %g",
@@ -234,8 +235,48 @@ static void test_random_patterns(void)
         rabred_sim_result_t ring = run("ring", big[i], 100003, &m, off, NULL, 0, 1);
         rabred_sim_result_t prr = run("prereduced_ring", big[i], 100003, &m, off, &arr, i & 1, 0);
         run("sorted_linear_tree", big[i], 100003, &m, off, &arr, i & 1, 0);
+        run("prereduced_scatter", big[i], 100003, &m, off, &arr, i & 1, 0);
         CHECK(prr.avg_elapsed <= ring.avg_elapsed * (1 + 1e-9), "p=%d: %g > ring %g", big[i],
               prr.avg_elapsed, ring.avg_elapsed);
+    }
+}
+
+/* ---- the pre-reduced scatter against seed 004's bound ------------------ */
+
+/* One rank late by D on a 100 Mbit/s-like network (doubles: beta = 0.64
+ * us, alpha 100 us, gamma 1 ns), p = 6 and 8, 1 MiB.  Seed 004 sec. 2: no
+ * algorithm's mean elapsed time goes below D (p-1)/p + delta, delta = n
+ * beta (the late rank must send its vector out once), and the ring pays
+ * D (p-1)/p + Delta.  The pre-reduced scatter must land near the bound
+ * once D covers the early ranks' reduce-scatter: within its own terms,
+ * (1 + 1/m) n beta + (m+1)(p-1) alpha after that reduce-scatter, and
+ * well below the ring and the pre-reduced ring. */
+static void test_scatter_bound(void)
+{
+    rabred_sim_model_t m = tau_model();
+    m.alpha = 100e-6, m.beta = 8 / 12.5e6, m.gamma = 1e-9;
+    int64_t n = 131072;
+    for (int p = 6; p <= 8; p += 2) {
+        for (int i = 0; i < 2; i++) {
+            double D = i ? 0.1 : 0.05, off[8] = {0};
+            off[i] = D; /* rank 0, then rank 1: the late rank is not always the first */
+            rabred_arrival_t arr = {off, m.alpha, m.beta, m.gamma};
+            double ring = run("ring", p, n, &m, off, NULL, 0, 1).avg_elapsed;
+            double prr = run("prereduced_ring", p, n, &m, off, &arr, 0, 1).avg_elapsed;
+            double prs = run("prereduced_scatter", p, n, &m, off, &arr, i, 0).avg_elapsed;
+            double q = p - 1, rs = (q - 1) * m.alpha + (1 - 1 / q) * n * (m.beta + m.gamma);
+            double lower = D * (p - 1) / p + n * m.beta;
+            /* the early ranks start step 3 at max(D, rs); the late one at D */
+            double start = (q * (D > rs ? D : rs) + (D > rs ? D : rs) - D) / p;
+            double upper = start + 1.25 * n * m.beta + 9 * q * m.alpha + n * m.gamma;
+            printf("one late by %g ms, p=%d, 1 MiB: mean elapsed ring %.1f ms, prereduced_ring %.1f, "
+                   "prereduced_scatter %.1f (bound %.1f)\n", D * 1e3, p, ring * 1e3, prr * 1e3,
+                   prs * 1e3, lower * 1e3);
+            CHECK(prs >= lower && prs <= upper, "p=%d D=%g: prereduced_scatter %g outside [%g, %g]",
+                  p, D, prs, lower, upper);
+            CHECK(prs <= 0.9 * ring && prs < prr, "p=%d D=%g: prereduced_scatter %g, ring %g, prr %g",
+                  p, D, prs, ring, prr);
+        }
     }
 }
 
@@ -288,8 +329,8 @@ static void test_bad_input(void)
     }
     CHECK(0.0 == clean[0] && 0.0 == clean[1] && 0.0 == clean[2] && 6.0 == clean[3],
           "rabred_arrival_clean");
-    const char *names[2] = {"prereduced_ring", "sorted_linear_tree"};
-    for (int a = 0; a < 2; a++) {
+    const char *names[3] = {"prereduced_ring", "sorted_linear_tree", "prereduced_scatter"};
+    for (int a = 0; a < 3; a++) {
         rabred_arrival_t raw = {bad, m.alpha, m.beta, m.gamma}, ok = {clean, 0.0, 1.0, 0.0};
         rabred_sim_result_t r1 = run(names[a], 8, 8, &m, clean, &raw, 1, 0);
         rabred_sim_result_t r2 = run(names[a], 8, 8, &m, clean, &ok, 1, 0);
@@ -320,6 +361,8 @@ static void test_small(void)
                 run("sorted_linear_tree", p, count, &m, off, &arr, in_place, 0);
                 run("prereduced_ring", p, count, &m, NULL, NULL, in_place, 0);
                 run("sorted_linear_tree", p, count, &m, NULL, NULL, in_place, 0);
+                run("prereduced_scatter", p, count, &m, off, &arr, in_place, 0);
+                run("prereduced_scatter", p, count, &m, NULL, NULL, in_place, 0);
             }
         }
     }
@@ -330,7 +373,8 @@ static void test_table_flags(void)
     for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
         const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
         int aware = 0 == strcmp(alg->name, "prereduced_ring") ||
-                    0 == strcmp(alg->name, "sorted_linear_tree");
+                    0 == strcmp(alg->name, "sorted_linear_tree") ||
+                    0 == strcmp(alg->name, "prereduced_scatter");
         CHECK(alg->arrival_aware == aware, "%s: arrival_aware %d", alg->name, alg->arrival_aware);
         CHECK(!aware || (alg->restrictions & RABRED_NEEDS_COMMUTATIVE), "%s must need commutative",
               alg->name);
@@ -349,5 +393,6 @@ int main(void)
     test_bad_input();
     test_balanced_is_plain();
     test_random_patterns();
+    test_scatter_bound();
     return rabred_test_summary("test_arrival");
 }

@@ -80,6 +80,15 @@ static const rabred_alg_t allreduce_algs[] = {
      "ring; for imbalanced arrival, never chosen by the balanced decision",
      "balanced: 2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma (as ring)",
      {0}, 1},
+    {RABRED_COLL_ALLREDUCE, 11, "prereduced_scatter", rabred_build_allreduce_prereduced_scatter,
+     RABRED_NEEDS_COMMUTATIVE,
+     "pre-reduced scatter: while the latest rank is away the others reduce-scatter among "
+     "themselves; then it sends each its part once and gets the result back, pipelined, "
+     "near seed 004's bound for one late rank; for imbalanced arrival, never chosen by the "
+     "balanced decision",
+     "early ranks: (p-2) alpha + (1 - 1/(p-1)) n (beta + gamma), then, with m pieces per "
+     "block: (m+1) ((p-1) alpha + n beta / m) + n gamma / (p-1)",
+     {0}, 1, 1},
 };
 
 static const rabred_alg_t reduce_algs[] = {

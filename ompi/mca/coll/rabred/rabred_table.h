@@ -109,5 +109,6 @@ int rabred_build_allreduce_bruck(const rabred_plan_args_t *a, rabred_plan_t *pla
 int rabred_build_allreduce_segmented_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_sorted_linear_tree(const rabred_plan_args_t *a, rabred_plan_t *plan);
 int rabred_build_allreduce_prereduced_ring(const rabred_plan_args_t *a, rabred_plan_t *plan);
+int rabred_build_allreduce_prereduced_scatter(const rabred_plan_args_t *a, rabred_plan_t *plan);
 
 #endif /* RABRED_TABLE_H */

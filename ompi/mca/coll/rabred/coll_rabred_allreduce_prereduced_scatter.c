@@ -1,0 +1,196 @@
+/*
+ * allreduce: pre-reduced scatter, for one rank that arrives late.
+ *
+ * Seed 004 (sec. 2) bounds what any arrival-aware allreduce can save when
+ * one rank is late: the mean elapsed time cannot drop below the delay plus
+ * delta, the time to move the vector once between two ranks, while the
+ * ring pays the delay plus Delta, its whole balanced time.  The pre-reduced
+ * ring recovers only a small part of Delta - delta on a bandwidth-bound
+ * network: the late rank still runs 2 (p-1) ring steps after it arrives.
+ * This plan goes for the bound instead.  The late rank sends its vector out
+ * once and receives the result once, both at full link speed and at the same
+ * time (full duplex), and everything the early ranks can do without it they
+ * do before it arrives.
+ *
+ * Steps (q = p - 1 early ranks, the vector cut into q blocks, block i owned
+ * by early rank e_i; each block cut into m pieces)
+ *  1. L, the latest rank by the arrival offsets (rabred_arrival_order's last
+ *     position; without offsets rank p-1), and e_0..e_{q-1}, the others in
+ *     arrival order;
+ *  2. while L is away: the early ranks run a neighbour-ring reduce-scatter
+ *     among themselves, q-1 steps, after which e_i holds block i summed over
+ *     the early ranks;
+ *  3. m + 1 pipelined rounds once L is there: in round k, L sends piece k of
+ *     every block i to its owner e_i, and e_i adds it into its block (piece
+ *     k is then final); e_i sends final piece k-1 of its block to every
+ *     other rank, L included, and receives final piece k-1 of every other
+ *     block.  After round m everyone holds the whole result.  A round is
+ *     an all-to-all, run as p-1 pairwise sub-steps (send to x+d, receive
+ *     from x-d at position x): one message per port at a time, so no
+ *     rank's link is asked for two things at once (posting all p-1 at
+ *     once made the simulator's ports, and TCP's, queue them badly).
+ *
+ * Cost (ranks equal in speed; n elements; alpha, beta, gamma per element)
+ *   step 2: (q-1) alpha + (1 - 1/q) n (beta + gamma);
+ *   step 3: each round moves q pieces of n/(q m) through every rank's
+ *   outgoing and incoming port: (m+1) (q alpha + n beta / m), plus
+ *   n gamma / q for the owners' reductions (those of the last sub-steps
+ *   show: the simulator's numbers are in test_plans).
+ * Balanced total about (2 - 1/q + 1/m) n beta: a little above the ring's
+ * 2 (1 - 1/p) n beta, so the balanced decision never wants it.  With L
+ * late by D >= step 2's time, the early ranks finish D + (1 + 1/m) n beta
+ * (+ alphas) after arriving and L (1 + 1/m) n beta after it: against the
+ * ring's D + 2 (1 - 1/p) n beta, close to seed 004's bound.
+ * m: a segment size given (seg_count) sets the piece length; otherwise m
+ * minimises step 3's (m+1) (q alpha + n beta / m) under args->arrival's
+ * model (about sqrt(n beta / (q alpha))), within 1..RABRED_PRS_MAX_PIECES;
+ * with no model m = 8.
+ *
+ * Limitations: commutative ops only (L's part is added last).  Each piece
+ * is reduced once, by its owner, and copied to the others: every rank gets
+ * the same bits.  One late rank: with several, the early ranks' step 2
+ * waits for the latest of them (the auto choice simulates that and picks
+ * another plan when this one does not pay).  The offsets must be the same
+ * on every rank: they choose L.
+ *
+ * Memory per process: TMP of count elements (one block used); p ints while
+ * the plan is built.  Plan: q + (m+1) (p-1) rounds of up to 2 transfers.
+ */
+#include <stdlib.h>
+
+#include "rabred_phases.h"
+#include "rabred_table.h"
+#include "rabred_toolkit.h"
+
+#define RABRED_PRS_MAX_PIECES 32
+#define RABRED_PRS_DEFAULT_PIECES 8
+
+/* The blocks and pieces of step 3. */
+typedef struct {
+    int q, m;
+    int64_t count;
+} prs_cut_t;
+
+static int64_t block_off(const prs_cut_t *c, int i)
+{
+    return rabred_block_offset(c->count, c->q, i);
+}
+
+static int64_t piece_off(const prs_cut_t *c, int i, int k)
+{
+    int64_t len = rabred_block_length(c->count, c->q, i);
+    return block_off(c, i) + rabred_block_offset(len, c->m, k);
+}
+
+static int64_t piece_len(const prs_cut_t *c, int i, int k)
+{
+    return rabred_block_length(rabred_block_length(c->count, c->q, i), c->m, k);
+}
+
+/* Step 3's time with m pieces per block under the model (see the header). */
+static double pieced_time(int m, int q, int64_t count, double alpha, double beta)
+{
+    return (m + 1) * (q * alpha + (double)count * beta / m);
+}
+
+/* Pieces per block: from the segment size, else the m that the model
+ * prices lowest (alpha = 0 gives the most pieces), else a default. */
+static int pieces(const rabred_plan_args_t *a, int q)
+{
+    if (a->seg_count > 0) {
+        int64_t block = rabred_block_length(a->count, q, 0); /* block 0 is the largest */
+        int64_t m = (block + a->seg_count - 1) / a->seg_count;
+        return m < 1 ? 1 : m > RABRED_PRS_MAX_PIECES ? RABRED_PRS_MAX_PIECES : (int)m;
+    }
+    if (NULL == a->arrival || NULL == a->arrival->offset) {
+        return RABRED_PRS_DEFAULT_PIECES; /* no offsets: as if no arrival given at all */
+    }
+    double alpha = rabred_arrival_clean(a->arrival->alpha);
+    double beta = rabred_arrival_clean(a->arrival->beta);
+    int best = 1;
+    for (int m = 2; m <= RABRED_PRS_MAX_PIECES; m++) {
+        if (pieced_time(m, q, a->count, alpha, beta) <=
+            pieced_time(best, q, a->count, alpha, beta)) {
+            best = m;
+        }
+    }
+    return best;
+}
+
+/* Step 2 at early position e of q (ring[] maps positions to ranks): the
+ * neighbour ring's reduce-scatter; at step s position e sends block
+ * e-s-1 to e+1 and adds block e-s-2 from e-1, ending with block e. */
+static void early_reduce_scatter(rabred_plan_t *plan, const prs_cut_t *c, const int *ring, int e)
+{
+    int q = c->q, next = ring[(e + 1) % q], prev = ring[(e + q - 1) % q];
+    for (int s = 0; s + 1 < q; s++) {
+        int out = ((e - s - 1) % q + q) % q, in = ((e - s - 2) % q + 2 * q) % q;
+        int64_t in_len = rabred_block_length(c->count, q, in);
+        rabred_plan_round(plan);
+        rabred_plan_recv(plan, prev, RABRED_BUF_TMP, block_off(c, in), in_len);
+        rabred_plan_send(plan, next, RABRED_BUF_ACC, block_off(c, out),
+                         rabred_block_length(c->count, q, out));
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, block_off(c, in), in_len, 1);
+    }
+}
+
+/* Step 3 at position x (0..q-1 early, q the late rank), round k, sub-step
+ * d: send to x+d, receive from x-d (mod p), so that every port carries one
+ * message at a time (a pairwise exchange, as in seed 000 sec. 2.7).  The
+ * late rank sends its piece k of the receiver's block; an early rank sends
+ * its final piece k-1; the owner adds the late rank's piece into its block
+ * as soon as it lands. */
+static void exchange_step(rabred_plan_t *plan, const prs_cut_t *c, const int *ring, int x, int k,
+                          int d)
+{
+    int q = c->q, p = q + 1, to = (x + d) % p, from = (x + p - d) % p;
+    rabred_plan_round(plan);
+    if (from == q && k < c->m) {
+        rabred_plan_recv(plan, ring[q], RABRED_BUF_TMP, piece_off(c, x, k), piece_len(c, x, k));
+    } else if (from != q && k > 0) {
+        rabred_plan_recv(plan, ring[from], RABRED_BUF_ACC, piece_off(c, from, k - 1),
+                         piece_len(c, from, k - 1));
+    }
+    if (x == q && k < c->m) {
+        rabred_plan_send(plan, ring[to], RABRED_BUF_INPUT, piece_off(c, to, k),
+                         piece_len(c, to, k));
+    } else if (x != q && k > 0) {
+        rabred_plan_send(plan, ring[to], RABRED_BUF_ACC, piece_off(c, x, k - 1),
+                         piece_len(c, x, k - 1));
+    }
+    if (from == q && k < c->m) {
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, piece_off(c, x, k),
+                           piece_len(c, x, k), 1);
+    }
+}
+
+int rabred_build_allreduce_prereduced_scatter(const rabred_plan_args_t *a, rabred_plan_t *plan)
+{
+    int p = a->p;
+    if (p < 2) {
+        rabred_phase_copy_in(plan, a->count);
+        return plan->error;
+    }
+    int *ring = malloc((size_t)p * sizeof(int));
+    if (NULL == ring) {
+        return RABRED_ERR_NOMEM;
+    }
+    const double *offset = NULL != a->arrival ? a->arrival->offset : NULL;
+    rabred_arrival_order(p, offset, ring); /* ring[0..q-1]: early; ring[q]: late */
+    prs_cut_t cut = {p - 1, pieces(a, p - 1), a->count};
+    int x = 0;
+    while (ring[x] != a->rank) {
+        x++;
+    }
+    if (x < cut.q) {
+        rabred_phase_copy_in(plan, a->count);
+        early_reduce_scatter(plan, &cut, ring, x);
+    }
+    for (int k = 0; k <= cut.m; k++) {
+        for (int d = 1; d < p; d++) {
+            exchange_step(plan, &cut, ring, x, k, d);
+        }
+    }
+    free(ring);
+    return plan->error;
+}
