@@ -9,6 +9,10 @@
 #
 #   bench/arrival/arrival.sh [--p-list "6 8"] [--sizes 1M,4M] [--delays "0 1 5 10 50 100"]
 #                            [--modes "one-late rand-late"] [--repeats 5] [--name NAME]
+#                            [--variants LIST]
+#
+# --variants: compare.sh's list (tuned's and rabred's defaults always run);
+# the default has every arrival-aware algorithm, forced.
 #
 # Output: bench/results/NAME/ (default arrival-DATE): one compare.sh run per
 # mode and delay in MODE-DMS/, and tables.md / tables.csv over all of them.
@@ -18,6 +22,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 p_list="6 8" sizes=1M,4M delays="0 1 5 10 50 100" modes="one-late rand-late" repeats=5
 name=arrival-$(date -u +%Y%m%d-%H%M)
+variants=tuned:ring,rabred:balanced,rabred:prereduced_ring,rabred:prereduced_scatter,rabred:sorted_linear_tree
 while [ $# -gt 0 ]; do
     case $1 in
         --p-list) p_list=${2:?}; shift 2 ;;
@@ -26,11 +31,11 @@ while [ $# -gt 0 ]; do
         --modes) modes=${2:?}; shift 2 ;;
         --repeats) repeats=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --variants) variants=${2:?}; shift 2 ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) echo "arrival.sh: unknown option $1" >&2; exit 2 ;;
     esac
 done
-variants=tuned:ring,rabred:balanced,rabred:prereduced_ring,rabred:sorted_linear_tree
 failed=0
 run() {   # run MODE DELAY_MS
     # skip-factor 0: every variant is timed, however slow (the tables
