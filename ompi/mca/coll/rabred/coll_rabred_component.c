@@ -247,7 +247,8 @@ static void register_arrival(mca_coll_rabred_component_t *c)
         &c->super.collm_version, "arrival_aware",
         "Learn each rank's arrival offset online (no application change: the time between a "
         "rank's previous exit and its entry, exchanged after each call) and let auto choose "
-        "sorted_linear_tree / prereduced_ring when ranks arrive imbalanced. Their order of "
+        "sorted_linear_tree / prereduced_ring / prereduced_scatter when ranks arrive "
+        "imbalanced. Their order of "
         "reduction follows the arrival order, so with floating point the bits may differ "
         "between runs (never between ranks). 0: no estimation, no overhead, reproducible bits. "
         "Settable through MPI_T (the same value on every rank)",
