@@ -127,8 +127,10 @@ static void test_choice(void)
               "p=%d one rank late: %s %g s vs ring %g s", p, pick.alg ? pick.alg->name : "none",
               pick.best_s, pick.balanced_s);
         /* far past the early ranks' reduce-scatter, the plan near seed
-         * 004's bound wins (test_arrival: test_scatter_bound) */
-        CHECK(p < 4 || alg("prereduced_scatter") == pick.alg, "p=%d one rank 500 ms late: %s", p,
+         * 004's bound wins (test_arrival: test_scatter_bound) from p = 5;
+         * at p = 4 the pre-reduced ring's pre-steps already cover most of
+         * the work and its fewer, larger messages win by a little */
+        CHECK(p < 5 || alg("prereduced_scatter") == pick.alg, "p=%d one rank 500 ms late: %s", p,
               pick.alg ? pick.alg->name : "none");
         choose_case(p, p / 2, 0.5, 1 << 17, 0, &pick);
         CHECK(NULL == pick.alg, "p=%d non-commutative: never arrival-aware", p);
