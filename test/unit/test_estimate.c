@@ -50,6 +50,28 @@ static void test_update(void)
     rabred_estimate_fini(&e);
 }
 
+/* A rank counts as late only once it was late in two calls in a row: a
+ * one-off (the first gap on a communicator spans whatever ran before) must
+ * not make auto switch. */
+static void test_one_off(void)
+{
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    double late[4] = {0.0, 1.5, 0.0, 0.0}, calm[4] = {0.0, 0.0, 0.0, 0.0};
+    rabred_estimate_update(&e, late, 0.5);
+    CHECK(0 == rabred_estimate_spread(&e) && fabs(e.offset[1] - 1.5) < 1e-15,
+          "one late call: smoothed %g, acted on %g", e.offset[1], rabred_estimate_spread(&e));
+    rabred_estimate_update(&e, calm, 0.5);
+    CHECK(0 == rabred_estimate_spread(&e), "a one-off is never acted on: %g",
+          rabred_estimate_spread(&e));
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_update(&e, late, 0.5);
+    CHECK(fabs(rabred_estimate_spread(&e) - e.offset[1]) < 1e-15 && e.offset[1] > 1.0,
+          "late twice in a row: the smoothed %g is acted on (%g)", e.offset[1],
+          rabred_estimate_spread(&e));
+    rabred_estimate_fini(&e);
+}
+
 static void test_learning(void)
 {
     rabred_estimate_t late, noise;
@@ -97,6 +119,7 @@ static void choose_case(int p, int who, double late, int64_t count, int commutat
         g[who] = late;
     }
     rabred_estimate_update(&e, g, 1.0);
+    rabred_estimate_update(&e, g, 1.0); /* late twice in a row: it counts */
     rabred_call_t call = {p, count, commutative};
     const rabred_alg_t *ring = alg("ring");
     double price = price_of(p, count);
@@ -160,6 +183,7 @@ static void test_determinism(void)
 int main(void)
 {
     test_update();
+    test_one_off();
     test_learning();
     test_choice();
     test_determinism();

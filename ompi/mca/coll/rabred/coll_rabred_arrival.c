@@ -130,7 +130,7 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
         opal_output_verbose(3, mca_coll_rabred_component.output,
                             "coll:rabred: arrival estimate on %s after %d calls: spread %.3g us, "
                             "my offset %.3g us", comm->c_name, m->est.calls,
-                            rabred_estimate_spread(&m->est) * 1e6, m->est.offset[rank] * 1e6);
+                            rabred_estimate_spread(&m->est) * 1e6, m->est.acting[rank] * 1e6);
     }
     m->last_exit = MPI_Wtime();
     return OMPI_SUCCESS;

@@ -18,9 +18,12 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
     }
     e->p = p;
     e->offset = calloc((size_t)p, sizeof(double));
+    e->last = calloc((size_t)p, sizeof(double));
+    e->acting = calloc((size_t)p, sizeof(double));
     e->gaps = calloc((size_t)p, sizeof(double));
     e->tmp = calloc((size_t)p, sizeof(double));
-    if (NULL == e->offset || NULL == e->gaps || NULL == e->tmp) {
+    if (NULL == e->offset || NULL == e->last || NULL == e->acting || NULL == e->gaps ||
+        NULL == e->tmp) {
         rabred_estimate_fini(e);
         return RABRED_ERR_NOMEM;
     }
@@ -30,6 +33,8 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
 void rabred_estimate_fini(rabred_estimate_t *e)
 {
     free(e->offset);
+    free(e->last);
+    free(e->acting);
     free(e->gaps);
     free(e->tmp);
     memset(e, 0, sizeof(*e));
@@ -54,9 +59,17 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
         double now = sane_gap(gaps[i]) - first; /* late by this much in this call */
         e->offset[i] = 0 == e->calls ? now : (1 - w) * e->offset[i] + w * now;
         low = e->offset[i] < low ? e->offset[i] : low;
+        e->acting[i] = fmin(now, e->last[i]); /* last is 0 before the second call */
+        e->last[i] = now;
     }
+    double acting_low = INFINITY;
     for (int i = 0; i < e->p; i++) { /* keep the earliest at 0 */
         e->offset[i] -= low;
+        e->acting[i] = fmin(e->acting[i], e->offset[i]);
+        acting_low = fmin(acting_low, e->acting[i]);
+    }
+    for (int i = 0; i < e->p; i++) {
+        e->acting[i] -= acting_low;
     }
     e->calls++;
 }
@@ -65,7 +78,7 @@ double rabred_estimate_spread(const rabred_estimate_t *e)
 {
     double hi = 0;
     for (int i = 0; i < e->p && e->calls > 0; i++) {
-        hi = e->offset[i] > hi ? e->offset[i] : hi; /* the smallest is 0 */
+        hi = e->acting[i] > hi ? e->acting[i] : hi; /* the smallest is 0 */
     }
     return hi;
 }
@@ -74,7 +87,7 @@ rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabre
                                          size_t type_size)
 {
     double ts = (double)type_size;
-    rabred_arrival_t a = {e->offset, model->f_alpha * model->alpha,
+    rabred_arrival_t a = {e->acting, model->f_alpha * model->alpha,
                           model->f_beta * model->beta * ts, model->gamma * ts};
     return a;
 }
@@ -89,7 +102,7 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     rabred_sim_call_t sc = {alg->build, call->p, -1, call->count, call->commutative,
                             0, seg_count, 1, &arrival};
     rabred_sim_model_t sm = {model->alpha, model->beta * ts, model->gamma * ts,
-                             model->f_alpha, model->f_beta, e->offset};
+                             model->f_alpha, model->f_beta, e->acting};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&sc, &sm, &res);
     if (RABRED_OK != rc) {

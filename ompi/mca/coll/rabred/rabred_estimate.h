@@ -56,6 +56,15 @@ typedef struct {
     int p;
     int calls;      /* gap vectors folded in */
     double *offset; /* p smoothed offsets, seconds, the smallest is 0 */
+    double *last;   /* p: how late each rank was in the last call folded in */
+    /* p: what plans and the choice use: per rank the least of its smoothed
+     * offset and its lateness in the last two calls, the smallest at 0.  A
+     * rank counts as late only once it was late twice in a row: the first
+     * gap on a communicator, or one after a pause, spans whatever the
+     * program did in between (measured: a 1.5 s "late" rank on the first
+     * estimated call made auto switch for two calls and lose 17%), and a
+     * one-off cannot be exploited by the next call anyway. */
+    double *acting;
     double *gaps;   /* p doubles: this call's gaps, exchanged by the component */
     double *tmp;    /* p doubles of scratch for that exchange */
 } rabred_estimate_t;
@@ -76,7 +85,7 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w);
 rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabred_model_t *model,
                                          size_t type_size);
 
-/* max - min of the offsets (0 before the first update). */
+/* max - min of the acting offsets (0 before two updates). */
 double rabred_estimate_spread(const rabred_estimate_t *e);
 
 typedef struct {
