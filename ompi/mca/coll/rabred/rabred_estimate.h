@@ -20,7 +20,9 @@
  * Smoothing: exponential, offset = (1 - w) offset + w gap_offset, so a
  * steady pattern (one rank always late: a slower node, I/O on rank 0) is
  * learned in a few calls and a random one averages out to "balanced",
- * where the balanced algorithms are right.
+ * where the balanced algorithms are right.  What plans and the choice act
+ * on (`acting`) is the least of that and the rank's lateness in the last
+ * two calls: one late call alone never counts (see rabred_estimate_t).
  *
  * The choice: the arrival-aware algorithms (table entries with
  * arrival_aware set) are priced with the simulator under the component's
@@ -35,7 +37,8 @@
  * simulated: that keeps balanced calls cheap.  Simulating costs O(p^2)
  * messages for these O(p)-round algorithms, so it is done only up to
  * RABRED_ESTIMATE_MAX_P ranks, and the component reuses a pick for a few
- * calls of the same shape (coll_rabred_arrival.c).
+ * calls of the same shape while the spread stays large enough
+ * (coll_rabred_arrival.c).
  *
  * Pure C, no MPI: unit-tested in test/unit/test_estimate.c.
  */
