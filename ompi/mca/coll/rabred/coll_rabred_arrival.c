@@ -78,8 +78,8 @@ void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_ca
                                     int64_t seg_count, rabred_choice_t *choice)
 {
     rabred_arrival_pick_t *pick = &m->pick_cache.pick;
-    if (rabred_estimate_spread(&m->est) <
-        mca_coll_rabred_component.arrival_min_gain * balanced_price) {
+    if (!rabred_estimate_may_gain(&m->est, balanced_price,
+                                  mca_coll_rabred_component.arrival_min_gain)) {
         return; /* nothing can gain enough now, whatever an earlier pick said */
     }
     if (!pick_is_fresh(m, call, choice->alg)) {

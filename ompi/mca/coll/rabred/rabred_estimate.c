@@ -59,17 +59,14 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
         double now = sane_gap(gaps[i]) - first; /* late by this much in this call */
         e->offset[i] = 0 == e->calls ? now : (1 - w) * e->offset[i] + w * now;
         low = e->offset[i] < low ? e->offset[i] : low;
-        e->acting[i] = fmin(now, e->last[i]); /* last is 0 before the second call */
-        e->last[i] = now;
     }
-    double acting_low = INFINITY;
-    for (int i = 0; i < e->p; i++) { /* keep the earliest at 0 */
-        e->offset[i] -= low;
-        e->acting[i] = fmin(e->acting[i], e->offset[i]);
-        acting_low = fmin(acting_low, e->acting[i]);
-    }
+    /* Keep the earliest at 0.  acting needs no such shift: its terms are
+     * all >= 0 and the earliest rank of this call has now = 0. */
     for (int i = 0; i < e->p; i++) {
-        e->acting[i] -= acting_low;
+        double now = sane_gap(gaps[i]) - first;
+        e->offset[i] -= low;
+        e->acting[i] = fmin(e->offset[i], fmin(now, e->last[i])); /* last: 0 at first */
+        e->last[i] = now;
     }
     e->calls++;
 }
@@ -81,6 +78,11 @@ double rabred_estimate_spread(const rabred_estimate_t *e)
         hi = e->acting[i] > hi ? e->acting[i] : hi; /* the smallest is 0 */
     }
     return hi;
+}
+
+int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain)
+{
+    return !(rabred_estimate_spread(e) < min_gain * balanced_price);
 }
 
 rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabred_model_t *model,
@@ -120,7 +122,7 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
     memset(pick, 0, sizeof(*pick));
     pick->best_s = -1;
     if (NULL == balanced || e->calls < 1 || call->p < 2 || call->p > RABRED_ESTIMATE_MAX_P ||
-        call->p != e->p || rabred_estimate_spread(e) < min_gain * balanced_price) {
+        call->p != e->p || !rabred_estimate_may_gain(e, balanced_price, min_gain)) {
         return RABRED_OK; /* balanced, or nothing could gain min_gain */
     }
     int rc = simulate(e, call, type_size, model, balanced, seg_count, &pick->balanced_s);

@@ -91,6 +91,12 @@ rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabre
 /* max - min of the acting offsets (0 before two updates). */
 double rabred_estimate_spread(const rabred_estimate_t *e);
 
+/* Could any arrival-aware plan save min_gain of a call whose balanced
+ * price is `balanced_price` seconds?  Not while the spread is below that:
+ * the saving cannot exceed how late the latest rank is.  The choice below
+ * and the component's reuse of an earlier pick both ask this. */
+int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain);
+
 typedef struct {
     const rabred_alg_t *alg; /* the winner, or NULL: keep the balanced choice */
     double balanced_s;       /* predicted average elapsed time of the balanced choice */
