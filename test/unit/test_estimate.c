@@ -13,6 +13,9 @@
  *   whose simulated average elapsed time is lower by at least min_gain of
  *   the call's balanced price;
  *   non-commutative calls and p above RABRED_ESTIMATE_MAX_P never switch;
+ * - the gap exchange's price and the 1% rule for estimating a call at
+ *   all (the cluster's model: every p up to 16 from 256 KiB; a fast
+ *   network: not at 64 KiB, yes at 16 MiB);
  * - determinism: two estimates fed the same vectors are bitwise equal, as
  *   the ranks' must be.
  */
@@ -162,6 +165,64 @@ static void test_choice(void)
     CHECK(NULL == pick.alg && pick.best_s < 0, "p above RABRED_ESTIMATE_MAX_P: not simulated");
 }
 
+/* The model's price of allreduce `name` for p ranks and `bytes` per rank. */
+static double book_price(const rabred_model_t *model, const char *name, int p, int64_t bytes)
+{
+    static rabred_pricebook_t book;
+    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, model),
+          "price book p=%d", p);
+    for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
+        if (rabred_table_at(RABRED_COLL_ALLREDUCE, i) == alg(name)) {
+            return rabred_pricebook_time(&book, RABRED_COLL_ALLREDUCE, 1, i, bytes);
+        }
+    }
+    CHECK(0, "no allreduce %s", name);
+    return -1;
+}
+
+/* The gap exchange's price (an allreduce of p doubles by recursive
+ * doubling) and the rule that keeps it under 1% of the call. */
+static void test_pays(void)
+{
+    const rabred_model_t *m = &MODEL;
+    double x8 = m->alpha + 64 * m->beta, x6 = m->alpha + 48 * m->beta;
+    double u6 = m->f_alpha * m->alpha + m->f_beta * 48 * m->beta;
+    CHECK(0.0 == rabred_estimate_exchange_price(1, m), "p=1: no exchange");
+    CHECK(fabs(rabred_estimate_exchange_price(2, m) - (m->alpha + 16 * m->beta)) < 1e-15,
+          "p=2: one exchange of 16 bytes");
+    CHECK(fabs(rabred_estimate_exchange_price(8, m) - 3 * x8) < 1e-15, "p=8: three exchanges");
+    CHECK(fabs(rabred_estimate_exchange_price(6, m) - (2 * x6 + 2 * u6)) < 1e-15,
+          "p=6: fold, two exchanges, unfold");
+    /* unknown price: min_bytes alone decides */
+    CHECK(rabred_estimate_pays(8, m, 0) && rabred_estimate_pays(8, m, -1) &&
+              rabred_estimate_pays(8, m, NAN),
+          "no price: estimation stays on");
+    /* the 100 Mbit/s cluster's model: from 256 KiB every p up to 16 pays;
+     * at 64 KiB p up to 10 (from p = 11 the exchange is 1.0-1.2% of it) */
+    for (int p = 2; p <= 16; p++) {
+        double price = book_price(m, "ring", p, 256 << 10);
+        CHECK(price > 0 && rabred_estimate_pays(p, m, price),
+              "100 Mbit/s, p=%d, 256 KiB: exchange %g s vs call %g s", p,
+              rabred_estimate_exchange_price(p, m), price);
+        price = book_price(m, "ring", p, 64 << 10);
+        CHECK(p > 10 || rabred_estimate_pays(p, m, price),
+              "100 Mbit/s, p=%d, 64 KiB: exchange %g s vs call %g s", p,
+              rabred_estimate_exchange_price(p, m), price);
+    }
+    /* a fast network (2 us, 10 GB/s): at 64 KiB the exchange would be a
+     * large part of the call, at 16 MiB a negligible one */
+    rabred_model_t fast = {2e-6, 1e-10, 3.5e-11, 1, 1};
+    for (int p = 2; p <= 64; p *= 2) {
+        double small = book_price(&fast, "ring", p, 65536);
+        double big = book_price(&fast, "ring", p, 16 << 20);
+        double x = rabred_estimate_exchange_price(p, &fast);
+        CHECK(!rabred_estimate_pays(p, &fast, small) && x > 0.01 * small,
+              "fast network, p=%d, 64 KiB: exchange %g s vs call %g s must not pay", p, x, small);
+        CHECK(rabred_estimate_pays(p, &fast, big) && x <= 0.01 * big,
+              "fast network, p=%d, 16 MiB: exchange %g s vs call %g s must pay", p, x, big);
+    }
+}
+
 static void test_determinism(void)
 {
     rabred_estimate_t a, b;
@@ -186,6 +247,7 @@ int main(void)
     test_one_off();
     test_learning();
     test_choice();
+    test_pays();
     test_determinism();
     return rabred_test_summary("test_estimate");
 }

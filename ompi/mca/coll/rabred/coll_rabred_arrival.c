@@ -12,8 +12,9 @@
  * Cost on a balanced call: two clock reads and an allreduce of p doubles
  * with MAX by recursive doubling (lg p messages of 8p bytes, through the
  * same executor), after the call, where the ranks are in step; nothing
- * below coll_rabred_arrival_min_bytes.  bench/results/ has the measured
- * overhead.
+ * below coll_rabred_arrival_min_bytes, nor where the model prices that
+ * exchange above 1% of the call (rabred_estimate_pays, asked in the
+ * module's choose()).  bench/results/ has the measured overhead.
  */
 #include "coll_rabred.h"
 

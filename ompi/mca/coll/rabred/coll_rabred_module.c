@@ -156,10 +156,12 @@ static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
 }
 
 /* Choose for this call (an estimated MPI_Allreduce may go arrival-aware),
- * count it and say so at the verbose levels. */
+ * count it and say so at the verbose levels.  *estimating (MPI_Allreduce
+ * only, else NULL) is cleared when the model says the gap exchange would
+ * cost more than the call can spare (rabred_estimate_pays). */
 static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                   struct ompi_communicator_t *comm, int estimating, rabred_choice_t *choice)
+                   struct ompi_communicator_t *comm, int *estimating, rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     int64_t bytes = call_bytes(count, dtype);
@@ -170,13 +172,18 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
     }
 
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
-    if (estimating && RABRED_WHY_DECISION == choice->why && NULL != choice->alg) {
+    if (NULL != estimating && *estimating && RABRED_WHY_DECISION == choice->why &&
+        NULL != choice->alg) {
         int i = table_index(coll, choice->alg);
         double price = NULL != ctx.book && i >= 0
                            ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
                            : 0;
-        mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
-                                       segment_count(dtype, choice), choice);
+        rabred_model_t model = mca_coll_rabred_model();
+        *estimating = rabred_estimate_pays(call.p, &model, price);
+        if (*estimating) {
+            mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
+                                           segment_count(dtype, choice), choice);
+        }
     }
     c->calls[coll][table_index(coll, choice->alg) + 1]++; /* slot 0: previous */
     if (c->verbose >= 2 || (c->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
@@ -244,7 +251,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
     }
     double t_in = estimating ? MPI_Wtime() : 0; /* before anything we do */
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, estimating, &choice);
+    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &estimating, &choice);
     int rc = OMPI_SUCCESS;
     if (NULL == choice.alg) {
         rc = m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
@@ -273,7 +280,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, 0, &choice);
+    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, NULL, &choice);
     if (NULL == choice.alg) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);

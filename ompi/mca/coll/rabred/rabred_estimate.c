@@ -85,6 +85,24 @@ int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, 
     return !(rabred_estimate_spread(e) < min_gain * balanced_price);
 }
 
+double rabred_estimate_exchange_price(int p, const rabred_model_t *model)
+{
+    int rounds = 0, pof2 = 1;
+    while (pof2 < p) {
+        pof2 <<= 1;
+        rounds++;
+    }
+    double exchange = model->alpha + 8.0 * p * model->beta;
+    double one_way = model->f_alpha * model->alpha + model->f_beta * 8.0 * p * model->beta;
+    return pof2 == p ? rounds * exchange : (rounds - 1) * exchange + 2 * one_way;
+}
+
+int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_price)
+{
+    return !(balanced_price > 0) ||
+           rabred_estimate_exchange_price(p, model) <= RABRED_ESTIMATE_MAX_OVERHEAD * balanced_price;
+}
+
 rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabred_model_t *model,
                                          size_t type_size)
 {

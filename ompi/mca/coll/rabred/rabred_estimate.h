@@ -91,6 +91,27 @@ rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabre
 /* max - min of the acting offsets (0 before two updates). */
 double rabred_estimate_spread(const rabred_estimate_t *e);
 
+/* Estimation may cost at most this fraction of a call's balanced price.
+ * Issue 6 allows auto 2% against the best balanced algorithm on balanced
+ * calls; half of that goes to the exchange, the rest is left for noise. */
+#define RABRED_ESTIMATE_MAX_OVERHEAD 0.01
+
+/* The model's price of the gap exchange after an estimated call: an
+ * allreduce of p doubles by recursive doubling, ceil(lg p) exchanges of 8p
+ * bytes, two more one-way messages when p is not a power of two. */
+double rabred_estimate_exchange_price(int p, const rabred_model_t *model);
+
+/* Is estimating a call whose balanced price is `balanced_price` seconds
+ * worth the exchange?  Yes when the exchange costs at most
+ * RABRED_ESTIMATE_MAX_OVERHEAD of it, or when the price is unknown (<= 0:
+ * a forced algorithm, no price book), where coll_rabred_arrival_min_bytes
+ * alone decides.  coll_rabred_arrival_min_bytes (64 KiB) was set on a
+ * 100 Mbit/s network, where the exchange is 0.1-0.6% of a 64 KiB call; on
+ * a network with 100x the bandwidth the same exchange would be a fifth of
+ * it, and this test keeps such calls out once the model is calibrated
+ * there.  The same on every rank: the model and the price book are. */
+int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_price);
+
 /* Could any arrival-aware plan save min_gain of a call whose balanced
  * price is `balanced_price` seconds?  Not while the spread is below that:
  * the saving cannot exceed how late the latest rank is.  The choice below
