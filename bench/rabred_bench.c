@@ -60,8 +60,10 @@
  * buffer is poisoned before each call); a wrong result aborts the run,
  * since a fast wrong answer is not a result.
  *
- * Output: markdown tables on stdout (rank 0) and, with --csv FILE, one CSV
- * line per variant, size and round (bench/compare/ reads them).
+ * Output: markdown tables on stdout (rank 0), ending with the algorithms
+ * rabred:auto ran per size (rabred's MPI_T call counters), and, with
+ * --csv FILE, one CSV line per variant, size and round (bench/compare/
+ * reads them).
  *
  * Usage: rabred_bench --help
  */
@@ -837,6 +839,99 @@ static const char *mode_name(arrival_mode_t m)
     return MODE_ONE_LATE == m ? "one-late" : MODE_RAND_LATE == m ? "rand-late" : "balanced";
 }
 
+/* ---- what rabred:auto ran (rabred's MPI_T counters) ------------------- */
+
+/* rabred counts the calls each algorithm serves in MPI_T performance
+ * variables coll_rabred_<coll>_<alg>_calls.  Reading rank 0's before and
+ * after each timed round of rabred:auto shows which algorithms its choice
+ * ran, arrival-aware switches included (every rank chooses alike).  Read
+ * outside the timed loop. */
+enum { MAX_COUNTERS = 48 };
+
+typedef struct {
+    int n;                               /* 0: counters not found */
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle handle[MAX_COUNTERS];
+    char alg[MAX_COUNTERS][NAME_LEN];
+    unsigned long long served[MAX_SIZES][MAX_COUNTERS]; /* per size index */
+} counters_t;
+
+static counters_t g_counters[2]; /* by coll_kind_t */
+
+/* alg when name is "coll_rabred_<coll>_<alg>_calls", else NULL. */
+static const char *counted_alg(const char *name, const char *coll, char *alg)
+{
+    char prefix[64];
+    const char *suffix = "_calls";
+    snprintf(prefix, sizeof(prefix), "coll_rabred_%s_", coll);
+    size_t lp = strlen(prefix), ln = strlen(name), ls = strlen(suffix);
+    if (ln <= lp + ls || 0 != strncmp(name, prefix, lp) || 0 != strcmp(name + ln - ls, suffix) ||
+        ln - lp - ls >= NAME_LEN) {
+        return NULL;
+    }
+    memcpy(alg, name + lp, ln - lp - ls);
+    alg[ln - lp - ls] = '\0';
+    return alg;
+}
+
+static void counters_open(counters_t *k, const char *coll)
+{
+    int num = 0;
+    k->n = 0;
+    if (MPI_SUCCESS != MPI_T_pvar_get_num(&num) ||
+        MPI_SUCCESS != MPI_T_pvar_session_create(&k->session)) {
+        return;
+    }
+    for (int i = 0; i < num && k->n < MAX_COUNTERS; i++) {
+        char name[256], desc[8];
+        int name_len = sizeof(name), desc_len = sizeof(desc), verbosity, var_class, bind;
+        int readonly, continuous, atomic, count;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        if (MPI_SUCCESS != MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt,
+                                               &et, desc, &desc_len, &bind, &readonly,
+                                               &continuous, &atomic) ||
+            MPI_UNSIGNED_LONG_LONG != dt || NULL == counted_alg(name, coll, k->alg[k->n]) ||
+            MPI_SUCCESS != MPI_T_pvar_handle_alloc(k->session, i, NULL, &k->handle[k->n],
+                                                   &count) || 1 != count) {
+            continue;
+        }
+        k->n++;
+    }
+}
+
+static void counters_read(const counters_t *k, unsigned long long *v)
+{
+    for (int i = 0; i < k->n; i++) {
+        v[i] = 0;
+        if (MPI_SUCCESS != MPI_T_pvar_read(k->session, k->handle[i], &v[i])) {
+            v[i] = 0;
+        }
+    }
+}
+
+/* One line per size: "| bytes | alg n, alg n |" for rank 0's calls. */
+static void print_served(const coll_t *c, const size_t *sizes, int nsizes)
+{
+    const counters_t *k = &g_counters[c->kind];
+    if (0 == k->n) {
+        printf("\n(rabred's MPI_T call counters not found: rabred:auto's algorithms not shown)\n");
+        return;
+    }
+    printf("\nrabred:auto ran (rank 0's calls in the timed rounds, coll_rabred_%s_*_calls)\n\n"
+           "| bytes | algorithm: calls |\n|------:|:------|\n", c->label);
+    for (int s = 0; s < nsizes; s++) {
+        printf("| %zu |", sizes[s]);
+        for (int i = 0; i < k->n; i++) {
+            if (k->served[s][i] > 0) {
+                printf(" %s: %llu", k->alg[i], k->served[s][i]);
+            }
+        }
+        printf(" |\n");
+    }
+    fflush(stdout);
+}
+
 static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
                      const variant_t *v, int round, const sample_t *s)
 {
@@ -877,8 +972,15 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
             variant_t *v = &c->v[k];
             sample_t s = { v->est_s, v->est_s, v->est_s, 0 };
             if (RUN_OK == v->state) {
+                counters_t *cnt = &g_counters[c->kind];
+                unsigned long long before[MAX_COUNTERS], after[MAX_COUNTERS];
                 select_variant(c, v);
+                counters_read(cnt, before);
                 s = measure(c, v, o, sidx, r, sbuf, rbuf, count, v->iters);
+                counters_read(cnt, after);
+                for (int i = 0; 0 == strcmp(v->name, "rabred:auto") && i < cnt->n; i++) {
+                    cnt->served[sidx][i] += after[i] - before[i];
+                }
             }
             avg[k][r] = s.avg;
             mn[k][r] = s.min;
@@ -1003,6 +1105,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     }
     if (0 == g_rank) {
         print_summary(c, sizes, nsizes, med);
+        print_served(c, sizes, nsizes);
     }
     free_variants(c);
 }
@@ -1121,6 +1224,8 @@ int main(int argc, char **argv)
                              .rabred_cvar = "coll_rabred_reduce_algorithm",
                              .tuned_cvar = "coll_tuned_reduce_algorithm",
                              .handle = MPI_T_CVAR_HANDLE_NULL };
+    counters_open(&g_counters[COLL_ALLREDUCE], "allreduce");
+    counters_open(&g_counters[COLL_REDUCE], "reduce");
     if (o.run_allreduce) {
         bench_coll(&allreduce, &o, sbuf, rbuf);
     }
@@ -1128,6 +1233,14 @@ int main(int argc, char **argv)
         bench_coll(&reduce, &o, sbuf, rbuf);
     }
 
+    for (int i = 0; i < 2; i++) {
+        if (g_counters[i].n > 0) {
+            for (int j = 0; j < g_counters[i].n; j++) {
+                MPI_T_pvar_handle_free(g_counters[i].session, &g_counters[i].handle[j]);
+            }
+            MPI_T_pvar_session_free(&g_counters[i].session);
+        }
+    }
     if (g_csv) {
         fclose(g_csv);
     }
