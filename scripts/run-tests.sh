@@ -122,6 +122,15 @@ run_mpi small-segments-np5 5 "$correctness" --quick --mca coll_rabred_segment_si
 run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
     --mca coll_rabred_allreduce_algorithm rabenseifner
 run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_algorithm ring
+# The application's arrival hint (MPI info rabred_arrival) through
+# MPI_Comm_dup_with_info / MPI_Comm_set_info; a refused value must say so.
+run_mpi arrival-hint-np5 5 test/mpi/test_mpi_hint
+if grep -q "coll:rabred: MPI info rabred_arrival=\"late:5=1\" .* using auto" \
+       "$logs/arrival-hint-np5.log"; then
+    pass arrival-hint-refused
+else
+    fail arrival-hint-refused "$logs/arrival-hint-np5.log"
+fi
 # Bad MCA values: one clear warning each, the documented default, and every
 # result still right.
 bad_log=$logs/bad-mca-values.log

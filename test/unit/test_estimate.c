@@ -16,6 +16,9 @@
  * - the gap exchange's price and the 1% rule for estimating a call at
  *   all (the cluster's model: every p up to 16 from 256 KiB; a fast
  *   network: not at 64 KiB, yes at 16 MiB);
+ * - the application's hint: what parses (auto, off, late:R=S,...) and
+ *   what is rejected; assumed offsets act at once and make the choice
+ *   switch like learned ones;
  * - determinism: two estimates fed the same vectors are bitwise equal, as
  *   the ranks' must be.
  */
@@ -223,6 +226,51 @@ static void test_pays(void)
     }
 }
 
+/* The application's hint ("rabred_arrival") and assuming its offsets. */
+static void test_hint(void)
+{
+    double o[4];
+    CHECK(RABRED_HINT_AUTO == rabred_hint_parse("auto", 4, o), "auto");
+    CHECK(RABRED_HINT_OFF == rabred_hint_parse("off", 4, o), "off");
+    CHECK(RABRED_HINT_LATE == rabred_hint_parse("late:2=0.05", 4, o) && 0 == o[0] && 0 == o[1] &&
+              0.05 == o[2] && 0 == o[3],
+          "late:2=0.05 -> 0 0 0.05 0");
+    CHECK(RABRED_HINT_LATE == rabred_hint_parse("late:3=1e-3,0=0.25", 4, o) && 0.25 == o[0] &&
+              0 == o[1] && 0 == o[2] && 1e-3 == o[3],
+          "two late ranks in any order");
+    const char *bad[] = {"", "Auto", "late:", "late:4=1", "late:-1=1", "late:1=-0.5", "late:1=nan",
+                         "late:1=inf", "late:1=", "late:=1", "late:1=1,1=2", "late:1=1,",
+                         "late:1=1;2=1", "late:1=1 ", "late:1", "late 1=1", "on"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        o[1] = 7;
+        CHECK(RABRED_HINT_BAD == rabred_hint_parse(bad[i], 4, o) && 0 == o[1],
+              "\"%s\" is rejected and leaves no offsets", bad[i]);
+    }
+    CHECK(RABRED_HINT_BAD == rabred_hint_parse(NULL, 4, o), "NULL is rejected");
+
+    /* assumed offsets act at once: the earliest at 0, bad values at 0 */
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    double given[4] = {0.3, 0.1, NAN, 0.2};
+    rabred_estimate_assume(&e, given);
+    CHECK(2 == e.calls && 0.3 == e.acting[0] && 0.1 == e.acting[1] && 0 == e.acting[2] &&
+              0.2 == e.acting[3] && 0.3 == rabred_estimate_spread(&e),
+          "assumed: acting 0.3 0.1 0 0.2, spread 0.3");
+    double shifted[4] = {0.5, 0.6, 0.7, 0.5};
+    rabred_estimate_assume(&e, shifted);
+    CHECK(0 == e.acting[0] && fabs(e.acting[2] - 0.2) < 1e-15 && 0 == e.acting[3],
+          "assumed offsets are relative to the earliest rank");
+    /* a hinted late rank makes the choice switch like a learned one */
+    rabred_estimate_assume(&e, (double[4]){0.5, 0, 0, 0});
+    rabred_call_t call = {4, 1 << 17, 1};
+    rabred_arrival_pick_t pick;
+    CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, alg("ring"),
+                                              price_of(4, 1 << 17), 0, 0.05, &pick) &&
+              NULL != pick.alg && pick.alg->arrival_aware,
+          "hinted 500 ms late at p=4: arrival-aware (%s)", pick.alg ? pick.alg->name : "none");
+    rabred_estimate_fini(&e);
+}
+
 static void test_determinism(void)
 {
     rabred_estimate_t a, b;
@@ -248,6 +296,7 @@ int main(void)
     test_learning();
     test_choice();
     test_pays();
+    test_hint();
     test_determinism();
     return rabred_test_summary("test_estimate");
 }

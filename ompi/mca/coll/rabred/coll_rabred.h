@@ -88,6 +88,11 @@ typedef struct {
     size_t cap;
 } mca_coll_rabred_scratch_t;
 
+/* The MPI info key of the application's arrival hint, and the longest
+ * value kept (Open MPI's MPI_MAX_INFO_VAL). */
+#define RABRED_HINT_KEY "rabred_arrival"
+#define RABRED_HINT_TEXT_MAX 256
+
 typedef struct {
     mca_coll_base_module_t super;
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
@@ -107,6 +112,8 @@ typedef struct {
         int at_calls;         /* est.calls when it was simulated; 0: none */
     } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
+    rabred_hint_t hint;       /* the communicator's "rabred_arrival" info, parsed */
+    char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -132,6 +139,10 @@ rabred_model_t mca_coll_rabred_model(void);
  * after the call. */
 int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                    int64_t bytes);
+/* Subscribe to the communicator's "rabred_arrival" info key (module
+ * enable), so MPI_Comm_set_info and MPI_Comm_dup_with_info keep it and bad
+ * values are refused with a warning. */
+int mca_coll_rabred_arrival_subscribe(struct ompi_communicator_t *comm);
 const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
                                                       struct ompi_datatype_t *dtype,
                                                       rabred_arrival_t *storage);

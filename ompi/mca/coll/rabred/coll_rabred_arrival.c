@@ -9,6 +9,10 @@
  * (the same everywhere, MCA_BASE_VAR_SCOPE_ALL_EQ), p and the call's size
  * (MPI requires the same count and datatype signature on every rank).
  *
+ * The application may replace the estimate per communicator with the MPI
+ * info key "rabred_arrival" (auto, off, late:RANK=SECONDS,...; README):
+ * then nothing is exchanged, and with off nothing is estimated at all.
+ *
  * Cost on a balanced call: two clock reads and an allreduce of p doubles
  * with MAX by recursive doubling (lg p messages of 8p bytes, through the
  * same executor), after the call, where the ranks are in step; nothing
@@ -19,12 +23,87 @@
 #include "coll_rabred.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/op/op.h"
+#include "opal/util/info.h"
+#include "opal/util/info_subscriber.h"
 #include "opal/util/output.h"
+
+/* ---- the application's hint: MPI info "rabred_arrival" ----------------- */
+
+/* Open MPI keeps an info key on a communicator only when a subscriber
+ * accepts it; this one accepts what rabred_hint_parse understands and
+ * answers anything else with a warning and "auto". */
+static char *hint_accept(opal_infosubscriber_t *object, char *key, char *value)
+{
+    static char fallback[] = "auto";
+    struct ompi_communicator_t *comm = (struct ompi_communicator_t *)object;
+    int p = ompi_comm_size(comm);
+    double *scratch = malloc((size_t)(p > 0 ? p : 1) * sizeof(double));
+    rabred_hint_t kind = NULL == scratch ? RABRED_HINT_BAD : rabred_hint_parse(value, p, scratch);
+    free(scratch);
+    if (RABRED_HINT_BAD != kind) {
+        return value;
+    }
+    opal_output(0, "coll:rabred: MPI info %s=\"%s\" on %s is not auto, off or late:RANK=SECONDS,... "
+                "with ranks below %d; using auto", key, NULL != value ? value : "(null)",
+                comm->c_name, p);
+    return fallback;
+}
+
+int mca_coll_rabred_arrival_subscribe(struct ompi_communicator_t *comm)
+{
+    static char key[] = RABRED_HINT_KEY, dflt[] = "auto";
+    return OPAL_SUCCESS == opal_infosubscribe_subscribe(&comm->super, key, dflt, hint_accept)
+               ? OMPI_SUCCESS
+               : OMPI_ERROR;
+}
+
+/* Forget what was learned or assumed (the hint changed). */
+static void estimate_reset(mca_coll_rabred_module_t *m)
+{
+    for (int i = 0; i < m->est.p; i++) {
+        m->est.offset[i] = m->est.last[i] = m->est.acting[i] = 0;
+    }
+    m->est.calls = 0;
+    m->last_exit = 0;
+    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
+}
+
+/* Re-read the hint; on a change, reset the estimate and, for late:,
+ * assume its offsets.  The same on every rank: MPI_Comm_set_info is
+ * collective and the hint must be the same everywhere (README). */
+static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
+{
+    char text[RABRED_HINT_TEXT_MAX + 1];
+    int flag = 0;
+    if (NULL != comm->super.s_info) {
+        opal_info_get(comm->super.s_info, RABRED_HINT_KEY, RABRED_HINT_TEXT_MAX, text, &flag);
+    }
+    if (!flag) {
+        strcpy(text, "auto");
+    }
+    if (0 == strcmp(text, m->hint_text)) {
+        return;
+    }
+    rabred_hint_t kind = rabred_hint_parse(text, m->est.p, m->est.tmp);
+    estimate_reset(m);
+    if (RABRED_HINT_LATE == kind) {
+        rabred_estimate_assume(&m->est, m->est.tmp);
+    }
+    m->hint = RABRED_HINT_BAD == kind ? RABRED_HINT_AUTO : kind;
+    strcpy(m->hint_text, text);
+    opal_output_verbose(3, mca_coll_rabred_component.output,
+                        "coll:rabred: arrival hint on %s: %s (%s)", comm->c_name, text,
+                        RABRED_HINT_LATE == m->hint ? "offsets given"
+                        : RABRED_HINT_OFF == m->hint ? "no estimation"
+                                                     : "learned online");
+}
 
 int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                    int64_t bytes)
@@ -39,7 +118,8 @@ int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_comm
     if (NULL == m->est.offset && RABRED_OK != rabred_estimate_init(&m->est, p)) {
         return -1;
     }
-    return 1;
+    hint_refresh(m, comm);
+    return RABRED_HINT_OFF == m->hint ? 0 : 1;
 }
 
 /* The offsets as plans take them, or NULL before the first estimate. */
@@ -114,6 +194,9 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
                                 double t_in)
 {
     int p = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    if (RABRED_HINT_LATE == m->hint) {
+        return OMPI_SUCCESS; /* the offsets are given: nothing to learn or exchange */
+    }
     if (m->last_exit > 0) {
         for (int i = 0; i < p; i++) {
             m->est.gaps[i] = 0;

@@ -33,6 +33,8 @@ static void module_construct(mca_coll_rabred_module_t *m)
     memset(&m->est, 0, sizeof(m->est));
     memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     m->last_exit = 0;
+    m->hint = RABRED_HINT_AUTO;
+    strcpy(m->hint_text, "auto");
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -84,6 +86,9 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     }
     OBJ_RETAIN(m->previous_allreduce_module);
     OBJ_RETAIN(m->previous_reduce_module);
+    if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     /* the rules that can match this communicator's size, once, so that a
      * call does a short lookup, not a parse */
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
@@ -179,7 +184,8 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                            ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
                            : 0;
         rabred_model_t model = mca_coll_rabred_model();
-        *estimating = rabred_estimate_pays(call.p, &model, price);
+        /* a hint costs no exchange */
+        *estimating = RABRED_HINT_LATE == m->hint || rabred_estimate_pays(call.p, &model, price);
         if (*estimating) {
             mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
                                            segment_count(dtype, choice), choice);

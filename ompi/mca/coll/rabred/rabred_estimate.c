@@ -4,6 +4,7 @@
  */
 #include "rabred_estimate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,76 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
         e->last[i] = now;
     }
     e->calls++;
+}
+
+void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
+{
+    double low = INFINITY;
+    for (int i = 0; i < e->p; i++) {
+        low = fmin(low, sane_gap(offsets[i]));
+    }
+    for (int i = 0; i < e->p; i++) {
+        double v = sane_gap(offsets[i]) - low;
+        e->offset[i] = e->last[i] = e->acting[i] = v;
+    }
+    e->calls = 2;
+}
+
+/* "R=S" at *s: a rank in 0..p-1 not seen before and a finite S >= 0. */
+static int parse_late_entry(const char **s, int p, double *offsets, char *seen)
+{
+    char *end;
+    errno = 0;
+    long rank = strtol(*s, &end, 10);
+    if (end == *s || '=' != *end || errno || rank < 0 || rank >= p || seen[rank]) {
+        return 0;
+    }
+    const char *num = end + 1;
+    double v = strtod(num, &end);
+    if (end == num || errno || !isfinite(v) || v < 0) {
+        return 0;
+    }
+    seen[rank] = 1;
+    offsets[rank] = v;
+    *s = end;
+    return 1;
+}
+
+rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets)
+{
+    for (int i = 0; i < p; i++) {
+        offsets[i] = 0;
+    }
+    if (NULL == text || p < 1) {
+        return RABRED_HINT_BAD;
+    }
+    if (0 == strcmp(text, "auto")) {
+        return RABRED_HINT_AUTO;
+    }
+    if (0 == strcmp(text, "off")) {
+        return RABRED_HINT_OFF;
+    }
+    if (0 != strncmp(text, "late:", 5)) {
+        return RABRED_HINT_BAD;
+    }
+    char *seen = calloc((size_t)p, 1);
+    const char *s = text + 5;
+    int ok = NULL != seen;
+    while (ok) {
+        ok = parse_late_entry(&s, p, offsets, seen);
+        if (!ok || '\0' == *s) {
+            break;
+        }
+        ok = ',' == *s++;
+    }
+    free(seen);
+    if (!ok) {
+        for (int i = 0; i < p; i++) {
+            offsets[i] = 0;
+        }
+        return RABRED_HINT_BAD;
+    }
+    return RABRED_HINT_LATE;
 }
 
 double rabred_estimate_spread(const rabred_estimate_t *e)

@@ -118,6 +118,29 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
  * and the component's reuse of an earlier pick both ask this. */
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain);
 
+/* An application's hint about arrivals on a communicator (the MPI info
+ * key "rabred_arrival", README "Imbalanced arrival"), for when it knows
+ * better than any estimate: rank 0 writes a checkpoint before every step,
+ * or the arrivals are random and estimating is wasted. */
+typedef enum {
+    RABRED_HINT_AUTO, /* "auto": learn the offsets online (the default) */
+    RABRED_HINT_OFF,  /* "off": no estimation, balanced algorithms only */
+    RABRED_HINT_LATE, /* "late:R=S,...": these offsets, nothing learned */
+    RABRED_HINT_BAD   /* anything else */
+} rabred_hint_t;
+
+/* Parse a hint for p ranks.  "late:R=S[,R=S...]" says rank R arrives S
+ * seconds after the earliest rank (S finite, >= 0; ranks not named at 0);
+ * offsets (p doubles) receives them, and is zeroed for the other kinds.
+ * BAD: an unknown word, a rank outside 0..p-1 or named twice, a number
+ * that does not parse or is negative, NaN or infinite, trailing text. */
+rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets);
+
+/* Make e hold `offsets` (e->p doubles; NaN, infinite or negative count as
+ * 0) as if it had learned them from two calls in a row, so that plans and
+ * the choice act on them at once. */
+void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets);
+
 typedef struct {
     const rabred_alg_t *alg; /* the winner, or NULL: keep the balanced choice */
     double balanced_s;       /* predicted average elapsed time of the balanced choice */

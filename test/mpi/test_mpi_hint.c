@@ -1,0 +1,210 @@
+/*
+ * The application's arrival hint, MPI info "rabred_arrival" on a
+ * communicator (README, "Imbalanced arrival"), end to end through Open MPI:
+ *
+ *  1. MPI_Comm_dup_with_info with late:1=0.5 (rank 1 half a second late):
+ *     every 1 MiB MPI_Allreduce on that communicator runs an arrival-aware
+ *     algorithm from the first call on (nothing has to be learned first),
+ *     and MPI_Comm_get_info returns the hint;
+ *  2. MPI_Comm_set_info off, and rank 1 really arrives 0.3 s late before
+ *     every call: no call runs an arrival-aware algorithm;
+ *  3. a bad value (a rank outside the communicator) is refused with a
+ *     warning (scripts/run-tests.sh looks for it) and calls are still
+ *     right (what MPI_Comm_get_info reports then is Open MPI's business:
+ *     4.1 shows the value the application set);
+ *  4. auto again, rank 1 still 0.3 s late: the online estimate learns it
+ *     (a rank counts as late after two late calls) and a later call runs
+ *     an arrival-aware algorithm; the same arrivals that phase 2 ignored.
+ * Which algorithms ran is read from rabred's MPI_T counters
+ * (coll_rabred_allreduce_<alg>_calls).  Every result is checked.
+ *
+ * Run with p = 3 or p >= 5 under the default cost model: there a rank
+ * 500 ms late makes an arrival-aware plan save more than
+ * coll_rabred_arrival_min_gain (at p = 4 the model predicts 4%, and auto
+ * rightly keeps the ring).  Exit 0 when all checks pass.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define COUNT (1 << 17) /* 1 MiB of doubles: above coll_rabred_arrival_min_bytes */
+#define CALLS 3
+#define LATE_CALLS 6   /* the estimate acts from the 4th (two late gaps, then a choice) */
+#define LATE_S 0.3     /* rank 1's real delay in phases 2 and 4 */
+
+static int rank, size, failures;
+
+static void check(int ok, const char *what)
+{
+    if (!ok) {
+        failures++;
+        fprintf(stderr, "test_mpi_hint rank %d: FAILED: %s\n", rank, what);
+    }
+}
+
+/* Calls served so far by the arrival-aware algorithms on this rank, from
+ * rabred's counters.  Open MPI counts a counter handle's value from the
+ * handle's allocation on, so the handles are allocated once (open_counters)
+ * and only differences are used. */
+static const char *counter_names[] = {"coll_rabred_allreduce_prereduced_ring_calls",
+                                      "coll_rabred_allreduce_sorted_linear_tree_calls",
+                                      "coll_rabred_allreduce_prereduced_scatter_calls"};
+#define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
+static MPI_T_pvar_session session;
+static MPI_T_pvar_handle handles[NCOUNTERS];
+static int nhandles;
+
+static void open_counters(void)
+{
+    int num = 0;
+    MPI_T_pvar_get_num(&num);
+    MPI_T_pvar_session_create(&session);
+    for (int i = 0; i < num; i++) {
+        char name[256], desc[8];
+        int name_len = sizeof(name), desc_len = sizeof(desc), verbosity, var_class, bind;
+        int readonly, continuous, atomic, count;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt, &et, desc, &desc_len,
+                            &bind, &readonly, &continuous, &atomic);
+        for (size_t k = 0; k < NCOUNTERS; k++) {
+            if (0 == strcmp(name, counter_names[k]) &&
+                MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[nhandles],
+                                                       &count)) {
+                nhandles++;
+            }
+        }
+    }
+    check(NCOUNTERS == nhandles, "rabred's arrival-aware call counters exist (is rabred loaded?)");
+}
+
+static unsigned long long arrival_aware_calls(void)
+{
+    unsigned long long total = 0;
+    for (int i = 0; i < nhandles; i++) {
+        unsigned long long v = 0;
+        MPI_T_pvar_read(session, handles[i], &v);
+        total += v;
+    }
+    return total;
+}
+
+static void close_counters(void)
+{
+    for (int i = 0; i < nhandles; i++) {
+        MPI_T_pvar_handle_free(session, &handles[i]);
+    }
+    MPI_T_pvar_session_free(&session);
+}
+
+/* `calls` allreduces of COUNT doubles, rank 1 sleeping `late` seconds
+ * before each; every result checked exactly (small integers: every order
+ * of summation gives the same bits). */
+static void allreduce_calls(MPI_Comm comm, const char *phase, int calls, double late)
+{
+    static double in[COUNT], out[COUNT];
+    char what[160];
+    for (int call = 0; call < calls; call++) {
+        if (1 == rank && late > 0) {
+            struct timespec ts = {(time_t)late, (long)((late - (time_t)late) * 1e9)};
+            nanosleep(&ts, NULL);
+        }
+        for (int i = 0; i < COUNT; i++) {
+            in[i] = (double)((rank + 1) * (i % 97 + call));
+            out[i] = -1;
+        }
+        int rc = MPI_Allreduce(in, out, COUNT, MPI_DOUBLE, MPI_SUM, comm);
+        long bad = 0;
+        for (int i = 0; i < COUNT; i++) {
+            double want = (double)size * (size + 1) / 2 * (i % 97 + call);
+            bad += out[i] != want;
+        }
+        snprintf(what, sizeof(what), "%s, call %d: MPI_SUCCESS and %ld wrong elements", phase,
+                 call, bad);
+        check(MPI_SUCCESS == rc && 0 == bad, what);
+    }
+}
+
+static void expect_info(MPI_Comm comm, const char *want)
+{
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1] = "", what[160];
+    int flag = 0;
+    MPI_Comm_get_info(comm, &info);
+    MPI_Info_get(info, "rabred_arrival", MPI_MAX_INFO_VAL, value, &flag);
+    MPI_Info_free(&info);
+    snprintf(what, sizeof(what), "get_info rabred_arrival = \"%s\" (flag %d), want \"%s\"", value,
+             flag, want);
+    check(flag && 0 == strcmp(value, want), what);
+}
+
+static void set_hint(MPI_Comm comm, const char *value)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "rabred_arrival", value);
+    MPI_Comm_set_info(comm, info);
+    MPI_Info_free(&info);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 3) {
+        if (0 == rank) {
+            fprintf(stderr, "test_mpi_hint: needs at least 3 ranks\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+
+    open_counters();
+    MPI_Info info;
+    MPI_Comm comm;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "rabred_arrival", "late:1=0.5");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
+    MPI_Info_free(&info);
+    expect_info(comm, "late:1=0.5");
+    unsigned long long before = arrival_aware_calls();
+    allreduce_calls(comm, "late:1=0.5", CALLS, 0);
+    check(arrival_aware_calls() - before == CALLS,
+          "late:1=0.5: every call ran an arrival-aware algorithm");
+
+    set_hint(comm, "off");
+    expect_info(comm, "off");
+    before = arrival_aware_calls();
+    allreduce_calls(comm, "off", LATE_CALLS, LATE_S);
+    check(arrival_aware_calls() == before,
+          "off, rank 1 late: no call ran an arrival-aware algorithm");
+
+    char bad[64];
+    snprintf(bad, sizeof(bad), "late:%d=1", size); /* no such rank */
+    set_hint(comm, bad);
+    allreduce_calls(comm, "a refused hint", CALLS, 0);
+
+    set_hint(comm, "auto");
+    expect_info(comm, "auto");
+    before = arrival_aware_calls();
+    allreduce_calls(comm, "auto", LATE_CALLS, LATE_S);
+    check(arrival_aware_calls() > before,
+          "auto, rank 1 late: the estimate learned it and a call went arrival-aware");
+
+    MPI_Comm_free(&comm);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == rank) {
+        printf("test_mpi_hint p=%d: %s (%d failed checks over all ranks)\n", size,
+               0 == all ? "ok" : "FAILED", all);
+    }
+    close_counters();
+    MPI_T_finalize();
+    MPI_Finalize();
+    return 0 == all ? 0 : 1;
+}
