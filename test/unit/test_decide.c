@@ -141,10 +141,29 @@ static void test_thresholds(void)
           "admin above 1 MiB: %s (%s)", ch.alg->name, ch.reason);
 }
 
+/* The measured table's p = 2 line: with the default model, one exchange of
+ * n (recursive doubling) from 256 KiB to 16 MiB, not two exchanges of n/2
+ * (bench/results/full2-20261121: 95 vs 133 ms at 1 MiB). */
+static void test_measured_p2(void)
+{
+    static rabred_pricebook_t book;
+    rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
+    rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 2, 0, &model);
+    rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+    for (int64_t bytes = 256 << 10; bytes <= 16 << 20; bytes *= 2) {
+        rabred_call_t call = {2, bytes / 8, 1};
+        rabred_choice_t ch;
+        rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+        CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "p=2, %lld B: %s (%s)",
+              (long long)bytes, ch.alg->name, ch.reason);
+    }
+}
+
 int main(void)
 {
     test_grid();
     test_grid_model_and_rules();
     test_thresholds();
+    test_measured_p2();
     return rabred_test_summary("test_decide");
 }

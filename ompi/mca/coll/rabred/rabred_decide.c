@@ -34,12 +34,14 @@ static const rabred_measured_t measured[] = {
      * measurement has ever shown it ahead; keep it forcible only. */
     {RABRED_COLL_ALLREDUCE, "linear", 2, ANY_P, 0, INT64_MAX, 0.0},
     {RABRED_COLL_REDUCE, "linear", 3, ANY_P, 0, INT64_MAX, 0.0},
-    /* p = 2 from 2 MiB: one exchange of n (recursive doubling, 372 ms at
+    /* p = 2 from 256 KiB: one exchange of n (recursive doubling, 372 ms at
      * 4 MiB) beats two of n/2 (Rabenseifner, binary blocks and the rings
      * at p = 2 are all those two; 473 ms), which the model prices alike:
      * two rendezvous handshakes, and each exchange may hit the TCP BTL's
-     * 2x mode. */
-    {RABRED_COLL_ALLREDUCE, "recursive_doubling", 2, 2, 2048 * KIB, INT64_MAX, 0.75},
+     * 2x mode.  At 1 MiB the two exchanges took 90 ms in full-20261121 but
+     * 133-135 ms in confirm-20261121 and full2-20261121, where recursive
+     * doubling took 95 ms; from 256 KiB the model already prefers it. */
+    {RABRED_COLL_ALLREDUCE, "recursive_doubling", 2, 2, 256 * KIB, INT64_MAX, 0.75},
     /* Below 64 KiB the 2(p-1) rounds of the rings cost far more than the
      * model's alpha: with p ranks sharing the CPUs every lock-step round
      * waits for a descheduled neighbour.  Measured 1.3-3.5x the best tuned
