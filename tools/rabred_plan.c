@@ -405,7 +405,7 @@ static void describe_call(const opts_t *o, char *out, size_t size)
 static rabred_plan_args_t plan_args(const opts_t *o, int rank)
 {
     rabred_plan_args_t a = {o->p, rank, RABRED_COLL_REDUCE == o->coll ? o->root : -1, o->count,
-                            o->commutative, o->seg, o->arrival ? &o->plan_for : NULL};
+                            o->commutative, o->seg, o->arrival ? &o->plan_for : NULL, 0};
     return a;
 }
 

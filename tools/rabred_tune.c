@@ -913,7 +913,7 @@ static int seg_candidates(const coll_state_t *c, const alg_t *a, int64_t count, 
         return 0;
     }
     rabred_plan_args_t args = {g.size, 0, RABRED_COLL_REDUCE == c->coll ? 0 : -1, count,
-                               !g.opt.noncommutative, 0, NULL};
+                               !g.opt.noncommutative, 0, NULL, 0};
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     int64_t unsegmented = plan_shape(a->alg, &args, &plan), last = -2;

@@ -370,7 +370,7 @@ static void test_pipeline_posting(void)
     for (int p = 2; p <= 9 && NULL != pipe; p++) {
         for (int root = 0; root < p; root++) {
             for (int rank = 0; rank < p; rank++) {
-                rabred_plan_args_t args = {p, rank, root, 160, 0, 10, NULL};
+                rabred_plan_args_t args = {p, rank, root, 160, 0, 10, NULL, 0};
                 rabred_plan_t plan;
                 rabred_plan_init(&plan);
                 int rc = rabred_plan_build(pipe->build, &args, &plan), recvs = 1, all = 1;
@@ -449,7 +449,7 @@ static void test_segmented_flags(void)
     for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
-            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL};
+            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL, 0};
             rabred_plan_t whole, cut;
             rabred_plan_init(&whole);
             rabred_plan_init(&cut);
@@ -655,7 +655,13 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
     } else if (0 == strcmp(name, "binomial")) {
         int forward = !commutative && root != 0;
         f[0] = f[1] = lgc + forward;
-        f[2] = lgc;
+        /* commutative from p = 3: the root receives two children at once
+         * and reduces its own vector in instead of copying it first, one
+         * more n gamma; except at p = 2^k + 1, where the pair is two leaves
+         * (ranks 1 and 2^k, ready at once) and the rest of the path is one
+         * reduction shorter */
+        int leaf_pair = p >= 3 && rabred_pof2_floor(p - 1) == p - 1;
+        f[2] = lgc + (commutative && p >= 3 && !leaf_pair);
     } else if (0 == strcmp(name, "pipeline")) { /* one segment: the plain chain */
         int forward = !commutative && root != 0 && root != p - 1;
         f[0] = f[1] = p - 1 + forward;

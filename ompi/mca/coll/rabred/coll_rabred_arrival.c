@@ -202,7 +202,7 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
             m->est.gaps[i] = 0;
         }
         m->est.gaps[rank] = t_in - m->last_exit;
-        rabred_plan_args_t args = {p, rank, -1, p, 1, 0, NULL};
+        rabred_plan_args_t args = {p, rank, -1, p, 1, 0, NULL, 1}; /* gaps is INPUT and ACC */
         int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
         if (RABRED_OK != rc) {
             return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;

@@ -260,6 +260,10 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
     choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &estimating, &choice);
     int rc = OMPI_SUCCESS;
     if (NULL == choice.alg) {
+        /* The component below serves it: no gap exchange after it, so that
+         * its time (coll/tuned's in bench/) carries none of rabred's
+         * overhead.  The same on every rank (choosing previous is). */
+        estimating = 0;
         rc = m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
                                    m->previous_allreduce_module);
     } else if (count <= 0) {
@@ -269,7 +273,8 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
         rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
                                    ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
                                    estimating ? mca_coll_rabred_arrival_input(m, dtype, &arrival)
-                                              : NULL};
+                                              : NULL,
+                                   MPI_IN_PLACE == sbuf};
         char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
         rc = run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
                       MCA_COLL_BASE_TAG_ALLREDUCE, comm);
@@ -295,10 +300,11 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
         return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
     }
     int rank = ompi_comm_rank(comm);
-    rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice), NULL};
     /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
     int at_root = rank == root;
+    rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
+                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice), NULL,
+                               at_root && MPI_IN_PLACE == sbuf};
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;
     return run_plan(m, choice.alg, &args, input, at_root ? (char *)rbuf : NULL, dtype, op,
                     MCA_COLL_BASE_TAG_REDUCE, comm);

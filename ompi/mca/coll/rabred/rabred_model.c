@@ -47,7 +47,7 @@ static int64_t sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t s
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
-                               bytes, 1, seg_bytes, NULL};
+                               bytes, 1, seg_bytes, NULL, 0};
     int64_t work = RABRED_OK == rabred_plan_build(alg->build, &args, &plan)
                        ? (int64_t)p * (plan.nrounds + plan.nxfers)
                        : INT64_MAX;

@@ -105,6 +105,12 @@ typedef struct {
     int commutative; /* 1 when the operation may be applied in any order */
     int64_t seg_count; /* elements per segment for pipelined algorithms; 0: one segment */
     const rabred_arrival_t *arrival; /* NULL: arrivals unknown or equal (balanced) */
+    /* 1: INPUT and ACC are the same memory at this rank (MPI_IN_PLACE), so
+     * nothing may be received into ACC before INPUT has been read.  0 (what
+     * positional initialisers that stop earlier give) lets a builder receive
+     * into ACC first; only callers that run the plan must set it right (the
+     * executor's caller and the simulator do). */
+    int in_place;
 } rabred_plan_args_t;
 
 typedef int (*rabred_plan_builder_fn)(const rabred_plan_args_t *args, rabred_plan_t *plan);

@@ -1067,7 +1067,7 @@ static int setup_rank(sim_t *s, int rank)
     const rabred_sim_call_t *call = s->call;
     rabred_plan_t *plan = NULL != s->data ? &s->data[rank].plan : &s->plan;
     rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
-                               call->seg_count, call->arrival};
+                               call->seg_count, call->arrival, input_is_acc(s, rank)};
     int rc = rabred_plan_build(call->build, &args, plan);
     if (RABRED_OK != rc) {
         return rc;
