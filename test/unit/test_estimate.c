@@ -247,6 +247,9 @@ static void test_hint(void)
               "\"%s\" is rejected and leaves no offsets", bad[i]);
     }
     CHECK(RABRED_HINT_BAD == rabred_hint_parse(NULL, 4, o), "NULL is rejected");
+    CHECK(RABRED_HINT_LATE == rabred_hint_parse("late:3=1", 4, NULL) &&
+              RABRED_HINT_BAD == rabred_hint_parse("late:4=1", 4, NULL),
+          "NULL offsets: validation only");
 
     /* assumed offsets act at once: the earliest at 0, bad values at 0 */
     rabred_estimate_t e;
@@ -268,6 +271,9 @@ static void test_hint(void)
                                               price_of(4, 1 << 17), 0, 0.05, &pick) &&
               NULL != pick.alg && pick.alg->arrival_aware,
           "hinted 500 ms late at p=4: arrival-aware (%s)", pick.alg ? pick.alg->name : "none");
+    rabred_estimate_reset(&e);
+    CHECK(0 == e.calls && 0 == rabred_estimate_spread(&e) && 0 == e.acting[0] && 0 == e.offset[0],
+          "reset: nothing learned or assumed");
     rabred_estimate_fini(&e);
 }
 

@@ -113,6 +113,7 @@ typedef struct {
     } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
     rabred_hint_t hint;       /* the communicator's "rabred_arrival" info, parsed */
+    int hint_changes_seen;    /* hints set anywhere when it was last read; -1: never */
     char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */
 } mca_coll_rabred_module_t;
 

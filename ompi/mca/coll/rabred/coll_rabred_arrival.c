@@ -23,7 +23,6 @@
 #include "coll_rabred.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/communicator/communicator.h"
@@ -36,6 +35,12 @@
 
 /* ---- the application's hint: MPI info "rabred_arrival" ----------------- */
 
+/* Bumped whenever a hint is set on any communicator, so that a call reads
+ * its communicator's info only after some hint changed: one integer
+ * compare on the call path, not an info lookup.  A stale read (threads)
+ * only delays the new hint to the next call. */
+static volatile int hint_changes;
+
 /* Open MPI keeps an info key on a communicator only when a subscriber
  * accepts it; this one accepts what rabred_hint_parse understands and
  * answers anything else with a warning and "auto". */
@@ -44,10 +49,8 @@ static char *hint_accept(opal_infosubscriber_t *object, char *key, char *value)
     static char fallback[] = "auto";
     struct ompi_communicator_t *comm = (struct ompi_communicator_t *)object;
     int p = ompi_comm_size(comm);
-    double *scratch = malloc((size_t)(p > 0 ? p : 1) * sizeof(double));
-    rabred_hint_t kind = NULL == scratch ? RABRED_HINT_BAD : rabred_hint_parse(value, p, scratch);
-    free(scratch);
-    if (RABRED_HINT_BAD != kind) {
+    hint_changes++;
+    if (RABRED_HINT_BAD != rabred_hint_parse(value, p, NULL)) {
         return value;
     }
     opal_output(0, "coll:rabred: MPI info %s=\"%s\" on %s is not auto, off or late:RANK=SECONDS,... "
@@ -64,24 +67,18 @@ int mca_coll_rabred_arrival_subscribe(struct ompi_communicator_t *comm)
                : OMPI_ERROR;
 }
 
-/* Forget what was learned or assumed (the hint changed). */
-static void estimate_reset(mca_coll_rabred_module_t *m)
-{
-    for (int i = 0; i < m->est.p; i++) {
-        m->est.offset[i] = m->est.last[i] = m->est.acting[i] = 0;
-    }
-    m->est.calls = 0;
-    m->last_exit = 0;
-    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
-}
-
-/* Re-read the hint; on a change, reset the estimate and, for late:,
- * assume its offsets.  The same on every rank: MPI_Comm_set_info is
- * collective and the hint must be the same everywhere (README). */
+/* After some hint was set, re-read this communicator's; when it differs,
+ * forget what was learned or assumed and, for late:, assume its offsets.
+ * The same on every rank: MPI_Comm_set_info is collective and the hint
+ * must be the same everywhere (README). */
 static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
 {
     char text[RABRED_HINT_TEXT_MAX + 1];
-    int flag = 0;
+    int flag = 0, changes = hint_changes;
+    if (changes == m->hint_changes_seen) {
+        return;
+    }
+    m->hint_changes_seen = changes;
     if (NULL != comm->super.s_info) {
         opal_info_get(comm->super.s_info, RABRED_HINT_KEY, RABRED_HINT_TEXT_MAX, text, &flag);
     }
@@ -92,7 +89,9 @@ static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t
         return;
     }
     rabred_hint_t kind = rabred_hint_parse(text, m->est.p, m->est.tmp);
-    estimate_reset(m);
+    rabred_estimate_reset(&m->est);
+    m->last_exit = 0;
+    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     if (RABRED_HINT_LATE == kind) {
         rabred_estimate_assume(&m->est, m->est.tmp);
     }

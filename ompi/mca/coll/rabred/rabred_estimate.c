@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rabred_sim.h"
+#include "rabred_toolkit.h"
 
 int rabred_estimate_init(rabred_estimate_t *e, int p)
 {
@@ -72,6 +73,14 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
     e->calls++;
 }
 
+void rabred_estimate_reset(rabred_estimate_t *e)
+{
+    for (int i = 0; i < e->p; i++) {
+        e->offset[i] = e->last[i] = e->acting[i] = 0;
+    }
+    e->calls = 0;
+}
+
 void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
 {
     double low = INFINITY;
@@ -85,7 +94,8 @@ void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
     e->calls = 2;
 }
 
-/* "R=S" at *s: a rank in 0..p-1 not seen before and a finite S >= 0. */
+/* "R=S" at *s: a rank in 0..p-1 not seen before and a finite S >= 0
+ * (stored in offsets unless it is NULL). */
 static int parse_late_entry(const char **s, int p, double *offsets, char *seen)
 {
     char *end;
@@ -100,16 +110,23 @@ static int parse_late_entry(const char **s, int p, double *offsets, char *seen)
         return 0;
     }
     seen[rank] = 1;
-    offsets[rank] = v;
+    if (NULL != offsets) {
+        offsets[rank] = v;
+    }
     *s = end;
     return 1;
 }
 
-rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets)
+static void clear(double *offsets, int p)
 {
-    for (int i = 0; i < p; i++) {
+    for (int i = 0; NULL != offsets && i < p; i++) {
         offsets[i] = 0;
     }
+}
+
+rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets)
+{
+    clear(offsets, p);
     if (NULL == text || p < 1) {
         return RABRED_HINT_BAD;
     }
@@ -134,9 +151,7 @@ rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets)
     }
     free(seen);
     if (!ok) {
-        for (int i = 0; i < p; i++) {
-            offsets[i] = 0;
-        }
+        clear(offsets, p);
         return RABRED_HINT_BAD;
     }
     return RABRED_HINT_LATE;
@@ -158,14 +173,10 @@ int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, 
 
 double rabred_estimate_exchange_price(int p, const rabred_model_t *model)
 {
-    int rounds = 0, pof2 = 1;
-    while (pof2 < p) {
-        pof2 <<= 1;
-        rounds++;
-    }
+    int folded = rabred_pof2_floor(p) != p; /* fold and unfold: two one-way messages */
     double exchange = model->alpha + 8.0 * p * model->beta;
     double one_way = model->f_alpha * model->alpha + model->f_beta * 8.0 * p * model->beta;
-    return pof2 == p ? rounds * exchange : (rounds - 1) * exchange + 2 * one_way;
+    return rabred_log2_floor(p) * exchange + 2 * folded * one_way;
 }
 
 int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_price)

@@ -131,10 +131,14 @@ typedef enum {
 
 /* Parse a hint for p ranks.  "late:R=S[,R=S...]" says rank R arrives S
  * seconds after the earliest rank (S finite, >= 0; ranks not named at 0);
- * offsets (p doubles) receives them, and is zeroed for the other kinds.
+ * offsets (p doubles) receives them, and is zeroed for the other kinds;
+ * NULL offsets: only validate.
  * BAD: an unknown word, a rank outside 0..p-1 or named twice, a number
  * that does not parse or is negative, NaN or infinite, trailing text. */
 rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets);
+
+/* Forget everything learned or assumed: offsets 0, no calls folded in. */
+void rabred_estimate_reset(rabred_estimate_t *e);
 
 /* Make e hold `offsets` (e->p doubles; NaN, infinite or negative count as
  * 0) as if it had learned them from two calls in a row, so that plans and
