@@ -35,6 +35,7 @@
  */
 #include "rabred_plan.h"
 #include "rabred_table.h"
+#include "rabred_toolkit.h"
 
 /* tree rank t -> real rank */
 static int tree_to_real(int t, int tree_root, int p)
@@ -46,11 +47,7 @@ static int tree_to_real(int t, int tree_root, int p)
  * ready after ceil(lg size) steps. */
 static int subtree_height(int c, int bit, int p)
 {
-    int size = c + bit < p ? bit : p - c, h = 0;
-    while ((1 << h) < size) {
-        h++;
-    }
-    return h;
+    return rabred_log2_ceil(c + bit < p ? bit : p - c);
 }
 
 /* Tree rank t's children, in increasing bit order, or (by_readiness) by
