@@ -55,7 +55,7 @@ typedef struct {
     const rabred_alg_t *alg;
 } opts_t;
 
-static const char *const buf_names[RABRED_NBUFS] = {"INPUT", "ACC", "TMP"};
+static const char *const buf_names[RABRED_NBUFS] = {"INPUT", "ACC", "TMP", "TMP2"};
 
 /* ---- messages ---------------------------------------------------------- */
 
@@ -1489,8 +1489,9 @@ static void svg_bar(FILE *out, const flow_t *f, int row, int r, double x, double
  * temporary buffer (a rank that sends straight from its input, say). */
 static int svg_runs(FILE *out, const flow_t *f, int row, int r, double x, double y)
 {
-    static const int order[RABRED_NBUFS] = {RABRED_BUF_ACC, RABRED_BUF_INPUT, RABRED_BUF_TMP};
-    static const char *const prefix[RABRED_NBUFS] = {"in: ", "", "tmp: "}; /* by buffer */
+    static const int order[RABRED_NBUFS] = {RABRED_BUF_ACC, RABRED_BUF_INPUT, RABRED_BUF_TMP,
+                                            RABRED_BUF_TMP2};
+    static const char *const prefix[RABRED_NBUFS] = {"in: ", "", "tmp: ", "tmp2: "}; /* by buffer */
     uint64_t all = f->p >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << f->p) - 1);
     int n = 0, total = cell_runs(f, row, r);
     run_t run;
@@ -1659,7 +1660,7 @@ static void svg_legend(FILE *out, const layout_t *L)
                  "dy=\"3\">0&#8211;3</tspan></text>\n", x + 70, y + 62);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"note\">= blocks A to D combined over "
                  "ranks 0 to 3, <tspan font-weight=\"bold\">bold</tspan> when over all ranks "
-                 "(final values); in: / tmp: = still needed in the input / temporary buffer."
+                 "(final values); in: / tmp: / tmp2: = still needed in the input / a temporary buffer."
                  "</text>\n", x + 114, y + 62);
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" class=\"note\">The bar in a cell is the whole "
                  "vector, coloured where the result buffer holds data still needed; dashed "

@@ -655,11 +655,13 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
     } else if (0 == strcmp(name, "binomial")) {
         int forward = !commutative && root != 0;
         f[0] = f[1] = lgc + forward;
-        /* commutative from p = 3: the root receives two children at once
-         * and reduces its own vector in instead of copying it first, one
-         * more n gamma; except at p = 2^k + 1, where the pair is two leaves
-         * (ranks 1 and 2^k, ready at once) and the rest of the path is one
-         * reduction shorter */
+        /* commutative from p = 3: the root receives its first children at
+         * once and reduces its own vector in instead of copying it first,
+         * one more n gamma; except at p = 2^k + 1, where the first two are
+         * leaves (ranks 1 and 2^k, ready at once) and the rest of the path
+         * is one reduction shorter.  A third child in the first round, or
+         * two in a later one, are only as tall as the child before them, so
+         * their extra reduction stays off the critical path. */
         int leaf_pair = p >= 3 && rabred_pof2_floor(p - 1) == p - 1;
         f[2] = lgc + (commutative && p >= 3 && !leaf_pair);
     } else if (0 == strcmp(name, "pipeline")) { /* one segment: the plain chain */

@@ -103,7 +103,7 @@ typedef struct {
     rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
     rabred_pricebook_t *book;            /* the cost model for this p, priced lazily */
     int priced[RABRED_NCOLLS];
-    mca_coll_rabred_scratch_t scratch[2]; /* for ACC and TMP */
+    mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
     rabred_estimate_t est;    /* arrival offsets learned on this communicator */
     struct {                  /* the last arrival-aware choice (coll_rabred_arrival.c) */
         rabred_arrival_pick_t pick;
@@ -154,7 +154,7 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
                                 double t_in);
 
 /* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
- * INPUT, ACC and TMP base addresses (element 0 of each, lower bound
+ * INPUT, ACC, TMP and TMP2 base addresses (element 0 of each, lower bound
  * included); `tag` is the collective's coll tag. */
 int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,

@@ -106,7 +106,7 @@ static int post_xfers(const rabred_plan_t *plan, const rabred_round_t *rd, int f
 
 /* dst = src (op) dst, or dst = dst (op) src.  ompi_op_reduce computes only
  * the first form in place; the second computes into src (always a scratch
- * buffer: plans reduce only from TMP) and copies back.  When the op commutes
+ * buffer: plans reduce only from TMP or TMP2) and copies back.  When the op commutes
  * and no other rank computes the same value, the cheap first form gives the
  * same result and saves that copy; a replicated value (recursive doubling)
  * keeps the stated order so both partners get the same bits, since
@@ -118,7 +118,7 @@ static int reduce_step(const rabred_local_t *l, char *src, char *dst,
         ompi_op_reduce(op, src, dst, (size_t)l->len, dtype);
         return OMPI_SUCCESS;
     }
-    if (RABRED_BUF_TMP != l->src) {
+    if (RABRED_BUF_TMP != l->src && RABRED_BUF_TMP2 != l->src) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
     ompi_op_reduce(op, dst, src, (size_t)l->len, dtype);

@@ -47,8 +47,9 @@ static void module_destruct(mca_coll_rabred_module_t *m)
         OBJ_RELEASE(m->previous_reduce_module);
     }
     rabred_plan_free(&m->plan);
-    mca_coll_rabred_scratch_release(&m->scratch[0]);
-    mca_coll_rabred_scratch_release(&m->scratch[1]);
+    for (int i = 0; i < 3; i++) {
+        mca_coll_rabred_scratch_release(&m->scratch[i]);
+    }
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         rabred_rules_free(&m->rules[coll]);
     }
@@ -230,20 +231,23 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     if (RABRED_OK != rc) {
         return plan_error(rc);
     }
-    mca_coll_rabred_tmpbuf_t acc_tmp = {NULL, NULL}, tmp = {NULL, NULL};
-    if (NULL == acc && m->plan.uses[RABRED_BUF_ACC]) {
-        rc = mca_coll_rabred_tmpbuf_alloc(&acc_tmp, dtype, (size_t)args->count, &m->scratch[0]);
-        acc = acc_tmp.buf;
-    }
-    if (OMPI_SUCCESS == rc && m->plan.uses[RABRED_BUF_TMP]) {
-        rc = mca_coll_rabred_tmpbuf_alloc(&tmp, dtype, (size_t)args->count, &m->scratch[1]);
+    /* ACC (when the caller gave none), TMP and TMP2, each from its own
+     * scratch so they never alias */
+    mca_coll_rabred_tmpbuf_t t[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
+    char *bufs[RABRED_NBUFS] = {input, acc, NULL, NULL};
+    for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
+        if (NULL == bufs[which[i]] && m->plan.uses[which[i]]) {
+            rc = mca_coll_rabred_tmpbuf_alloc(&t[i], dtype, (size_t)args->count, &m->scratch[i]);
+            bufs[which[i]] = t[i].buf;
+        }
     }
     if (OMPI_SUCCESS == rc) {
-        char *bufs[RABRED_NBUFS] = {input, acc, tmp.buf};
         rc = mca_coll_rabred_execute(&m->plan, bufs, dtype, op, tag, comm);
     }
-    mca_coll_rabred_tmpbuf_free(&acc_tmp);
-    mca_coll_rabred_tmpbuf_free(&tmp);
+    for (int i = 0; i < 3; i++) {
+        mca_coll_rabred_tmpbuf_free(&t[i]);
+    }
     return rc;
 }
 

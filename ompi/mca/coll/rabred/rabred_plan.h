@@ -5,7 +5,7 @@
  * rounds.  In a round the rank posts all its receives, then all its sends,
  * waits for all of them, and then runs the round's local steps (reduce a
  * range of one buffer into another with a stated operand order, or copy a
- * range).  Plans name three buffers:
+ * range).  Plans name four buffers:
  *
  *   INPUT  the caller's send buffer (the receive buffer under MPI_IN_PLACE;
  *          then INPUT and ACC are the same memory: the executor skips a copy
@@ -13,7 +13,11 @@
  *          it has written ACC);
  *   ACC    the accumulator: the receive buffer where the result is wanted,
  *          otherwise a temporary of count elements;
- *   TMP    a temporary of count elements that receives peers' data.
+ *   TMP    a temporary of count elements that receives peers' data;
+ *   TMP2   a second such temporary, for plans that keep more receives
+ *          posted than ACC and TMP can hold (the binomial tree's root
+ *          receives three children at once).  Allocated only when a plan
+ *          names it.
  *
  * A range is the same element range in every buffer: element i of a vector
  * always lives at element i of whichever buffer holds it.  That keeps plans
@@ -40,7 +44,8 @@ typedef enum {
     RABRED_BUF_INPUT = 0,
     RABRED_BUF_ACC = 1,
     RABRED_BUF_TMP = 2,
-    RABRED_NBUFS = 3
+    RABRED_BUF_TMP2 = 3,
+    RABRED_NBUFS = 4
 } rabred_buf_t;
 
 typedef enum { RABRED_XFER_RECV = 0, RABRED_XFER_SEND = 1 } rabred_xfer_dir_t;
