@@ -391,6 +391,86 @@ static void test_pipeline_posting(void)
     }
 }
 
+/* The commutative binomial tree keeps a receive posted for each child by
+ * the time it is ready (bench/results/reduce-window-20261122).  Heights
+ * are computed here from the tree itself: tree rank c heads the subtree
+ * [c, min(c + lowbit(c), p)).  A node's children have distinct heights but
+ * for at most one equal pair.  Checked for every rank of p = 2..70, in
+ * place or not at the root:
+ *  - children are received in rounds of non-decreasing height;
+ *  - at most three receives in the first round (two in place: ACC holds
+ *    INPUT), two in later ones;
+ *  - an equal pair is received in one round, unless the in-place root's
+ *    first round has no buffer left for it;
+ *  - a lone receive is posted before the previous round's reductions
+ *    (rabred_plan_can_post_recvs_early) when that round left a buffer free:
+ *    after a first round of two receives not in place, or a lone one. */
+static int binomial_child_height(int peer, int root, int p)
+{
+    int c = (peer - root + p) % p, low = c & -c;
+    return rabred_log2_ceil(low < p - c ? low : p - c);
+}
+
+static int binomial_posting_ok(const rabred_plan_t *plan, int root, int p, int in_place)
+{
+    int prev_h = -1, prev_recvs = 0, prev_round_h = -1;
+    for (int r = 0; r < plan->nrounds; r++) {
+        const rabred_round_t *rd = &plan->rounds[r];
+        int recvs = 0, first_h = -1, last_h = -1;
+        for (int k = 0; k < rd->nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            if (RABRED_XFER_RECV == x->dir) {
+                int h = binomial_child_height(x->peer, root, p);
+                first_h = recvs++ ? first_h : h;
+                if (h < prev_h) {
+                    return 0;
+                }
+                prev_h = last_h = h;
+            }
+        }
+        if (0 == recvs) {
+            continue;
+        }
+        int first_round = prev_round_h < 0;
+        if (recvs > (first_round && !in_place ? 3 : 2)) {
+            return 0;
+        }
+        /* an equal pair split: the previous round's last is as tall as our
+         * first (allowed only after the in-place root's full first round) */
+        if (!first_round && first_h == prev_round_h && !(in_place && 2 == prev_recvs && 1 == r)) {
+            return 0;
+        }
+        int left_free = (1 == r && !in_place && 2 == prev_recvs) || (r > 1 && 1 == prev_recvs);
+        if (1 == recvs && left_free && !rabred_plan_can_post_recvs_early(plan, r - 1, in_place)) {
+            return 0;
+        }
+        prev_recvs = recvs;
+        prev_round_h = last_h;
+    }
+    return 1;
+}
+
+static void test_binomial_posting(void)
+{
+    const rabred_alg_t *bin = rabred_table_by_name(RABRED_COLL_REDUCE, "binomial");
+    for (int p = 2; p <= 70 && NULL != bin; p++) {
+        for (int in_place = 0; in_place < 2; in_place++) {
+            int root = p / 3;
+            for (int rank = 0; rank < p; rank++) {
+                int ip = in_place && rank == root;
+                rabred_plan_args_t args = {p, rank, root, 64, 1, 0, NULL, ip};
+                rabred_plan_t plan;
+                rabred_plan_init(&plan);
+                int rc = rabred_plan_build(bin->build, &args, &plan);
+                CHECK(RABRED_OK == rc && binomial_posting_ok(&plan, root, p, ip),
+                      "binomial p=%d root=%d rank=%d in place %d: receives not posted by readiness",
+                      p, root, rank, ip);
+                rabred_plan_free(&plan);
+            }
+        }
+    }
+}
+
 /* ---- broken plans the simulator must reject ------------------------------ */
 
 static int broken_kind;
@@ -819,6 +899,7 @@ int main(void)
     if (RABRED_COLL_REDUCE == COLL_END - 1) {
         test_pipeline_times();
         test_pipeline_posting();
+        test_binomial_posting();
     }
     test_segmented_correctness();
     test_order_restrictions_are_real();
