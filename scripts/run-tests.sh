@@ -125,6 +125,10 @@ run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_a
 # The application's arrival hint (MPI info rabred_arrival) through
 # MPI_Comm_dup_with_info / MPI_Comm_set_info; a refused value must say so.
 run_mpi arrival-hint-np5 5 test/mpi/test_mpi_hint
+# Pacing: a forced algorithm that does not read the estimate runs no gap
+# exchange (auto's pacing is phase 5 of the run above).
+run_mpi arrival-forced-no-exchange-np5 5 test/mpi/test_mpi_hint --forced-balanced \
+    --mca coll_rabred_allreduce_algorithm segmented_ring
 if grep -q "coll:rabred: MPI info rabred_arrival=\"late:5=1\" .* using auto" \
        "$logs/arrival-hint-np5.log"; then
     pass arrival-hint-refused

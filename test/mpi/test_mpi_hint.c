@@ -15,8 +15,15 @@
  *  4. auto again, rank 1 still 0.3 s late: the online estimate learns it
  *     (a rank counts as late after two late calls) and a later call runs
  *     an arrival-aware algorithm; the same arrivals that phase 2 ignored.
- * Which algorithms ran is read from rabred's MPI_T counters
- * (coll_rabred_allreduce_<alg>_calls).  Every result is checked.
+ *  5. pacing, on a fresh communicator with every rank on time: 20 calls
+ *     run 4 gap exchanges (after calls 2, 4, 8 and 16; the exchange comes
+ *     1, 2, 4, then 8 calls apart while nobody is late), not 19.
+ * With --forced-balanced (run under --mca coll_rabred_allreduce_algorithm
+ * segmented_ring) only phase 5 runs, and must run no exchange at all: a
+ * forced algorithm that does not read the estimate gets none.
+ * Which algorithms ran, and how many exchanges, are read from rabred's
+ * MPI_T counters (coll_rabred_allreduce_<alg>_calls,
+ * coll_rabred_arrival_exchanges).  Every result is checked.
  *
  * Run with p = 3 or p >= 5 under the default cost model: there a rank
  * 500 ms late makes an arrival-aware plan save more than
@@ -53,8 +60,8 @@ static const char *counter_names[] = {"coll_rabred_allreduce_prereduced_ring_cal
                                       "coll_rabred_allreduce_prereduced_scatter_calls"};
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NCOUNTERS];
-static int nhandles;
+static MPI_T_pvar_handle handles[NCOUNTERS], exchange_handle;
+static int nhandles, have_exchanges;
 
 static void open_counters(void)
 {
@@ -69,6 +76,10 @@ static void open_counters(void)
         MPI_T_enum et;
         MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt, &et, desc, &desc_len,
                             &bind, &readonly, &continuous, &atomic);
+        if (0 == strcmp(name, "coll_rabred_arrival_exchanges") &&
+            MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &exchange_handle, &count)) {
+            have_exchanges = 1;
+        }
         for (size_t k = 0; k < NCOUNTERS; k++) {
             if (0 == strcmp(name, counter_names[k]) &&
                 MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[nhandles],
@@ -77,7 +88,17 @@ static void open_counters(void)
             }
         }
     }
-    check(NCOUNTERS == nhandles, "rabred's arrival-aware call counters exist (is rabred loaded?)");
+    check(NCOUNTERS == nhandles && have_exchanges,
+          "rabred's arrival-aware call and exchange counters exist (is rabred loaded?)");
+}
+
+static unsigned long long exchanges(void)
+{
+    unsigned long long v = 0;
+    if (have_exchanges) {
+        MPI_T_pvar_read(session, exchange_handle, &v);
+    }
+    return v;
 }
 
 static unsigned long long arrival_aware_calls(void)
@@ -95,6 +116,9 @@ static void close_counters(void)
 {
     for (int i = 0; i < nhandles; i++) {
         MPI_T_pvar_handle_free(session, &handles[i]);
+    }
+    if (have_exchanges) {
+        MPI_T_pvar_handle_free(session, &exchange_handle);
     }
     MPI_T_pvar_session_free(&session);
 }
@@ -149,22 +173,9 @@ static void set_hint(MPI_Comm comm, const char *value)
     MPI_Info_free(&info);
 }
 
-int main(int argc, char **argv)
+/* Phases 1-4: late:, off, a refused value, auto. */
+static void hint_phases(void)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 3) {
-        if (0 == rank) {
-            fprintf(stderr, "test_mpi_hint: needs at least 3 ranks\n");
-        }
-        MPI_Finalize();
-        return 2;
-    }
-
-    open_counters();
     MPI_Info info;
     MPI_Comm comm;
     MPI_Info_create(&info);
@@ -197,6 +208,49 @@ int main(int argc, char **argv)
           "auto, rank 1 late: the estimate learned it and a call went arrival-aware");
 
     MPI_Comm_free(&comm);
+}
+
+/* Phase 5: how many gap exchanges 20 on-time calls run on a fresh
+ * communicator: 4 under auto (calls 2, 4, 8, 16; the first call has no
+ * gap), none under a forced algorithm that does not read the estimate.
+ * 3..6 under auto: a call in which a descheduled rank looks late by more
+ * than min_gain of the call would reset the period (2 cores, 5 ranks). */
+static void pacing_phase(int forced)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    unsigned long long before = exchanges(), aware = arrival_aware_calls();
+    allreduce_calls(comm, "pacing", 20, 0);
+    unsigned long long n = exchanges() - before;
+    char what[160];
+    snprintf(what, sizeof(what), "pacing, %s: %llu gap exchanges in 20 on-time calls, want %s",
+             forced ? "forced segmented_ring" : "auto", n, forced ? "0" : "3..6 (4)");
+    check(forced ? 0 == n : n >= 3 && n <= 6, what);
+    check(arrival_aware_calls() == aware, "pacing: no call ran an arrival-aware algorithm");
+    MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 3) {
+        if (0 == rank) {
+            fprintf(stderr, "test_mpi_hint: needs at least 3 ranks\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+
+    open_counters();
+    int forced = argc > 1 && 0 == strcmp(argv[1], "--forced-balanced");
+    if (!forced) {
+        hint_phases();
+    }
+    pacing_phase(forced);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == rank) {

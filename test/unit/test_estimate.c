@@ -16,6 +16,8 @@
  * - the gap exchange's price and the 1% rule for estimating a call at
  *   all (the cluster's model: every p up to 16 from 256 KiB; a fast
  *   network: not at 64 KiB, yes at 16 MiB);
+ * - pacing the exchange: balanced exchanges space the next out (1, 2, 4,
+ *   8 calls), a late rank brings it back to every call;
  * - the application's hint: what parses (auto, off, late:R=S,...) and
  *   what is rejected; assumed offsets act at once and make the choice
  *   switch like learned ones;
@@ -226,6 +228,55 @@ static void test_pays(void)
     }
 }
 
+/* Calls until the next exchange: due() answers no that many times, then yes. */
+static int calls_to_next(rabred_estimate_t *e)
+{
+    int n = 0;
+    while (!rabred_estimate_due(e) && n < 100) {
+        n++;
+    }
+    return n;
+}
+
+/* Pacing: balanced exchanges double the period up to the maximum; a rank
+ * late by min_gain of the call in the last exchange brings it back to every
+ * call at once (before the twice-in-a-row rule lets it act); a lateness
+ * below that does not; an unknown price keeps every call; reset starts
+ * over. */
+static void test_pace(void)
+{
+    const double price = 0.01, gain = 0.1; /* a rank counts from 1 ms */
+    double even[4] = {0.2, 0.2, 0.2, 0.2}, late[4] = {0.2, 0.2, 0.205, 0.2};
+    double slight[4] = {0.2, 0.2005, 0.2, 0.2};
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    CHECK(rabred_estimate_due(&e) && rabred_estimate_due(&e), "fresh: every call exchanges");
+    int want[] = {1, 3, 7, 7, 7};
+    for (int i = 0; i < 5; i++) {
+        rabred_estimate_update(&e, 1 == i ? slight : even, 0.5);
+        rabred_estimate_pace(&e, price, gain);
+        int got = calls_to_next(&e);
+        CHECK(got == want[i], "balanced exchange %d: %d calls skipped, want %d", i, got, want[i]);
+    }
+    rabred_estimate_update(&e, late, 0.5);
+    CHECK(0.0 == rabred_estimate_spread(&e), "one late call does not act yet");
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "a late rank: the next call exchanges again");
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(rabred_estimate_spread(&e) > 0.001 && 0 == calls_to_next(&e),
+          "late twice: acting, and every call exchanges");
+    rabred_estimate_reset(&e);
+    rabred_estimate_update(&e, even, 0.5);
+    rabred_estimate_pace(&e, 0, gain);
+    CHECK(0 == calls_to_next(&e), "unknown price: every call exchanges");
+    rabred_estimate_update(&e, even, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    rabred_estimate_reset(&e);
+    CHECK(0 == calls_to_next(&e), "reset: every call exchanges again");
+    rabred_estimate_fini(&e);
+}
+
 /* The application's hint ("rabred_arrival") and assuming its offsets. */
 static void test_hint(void)
 {
@@ -302,6 +353,7 @@ int main(void)
     test_learning();
     test_choice();
     test_pays();
+    test_pace();
     test_hint();
     test_determinism();
     return rabred_test_summary("test_estimate");

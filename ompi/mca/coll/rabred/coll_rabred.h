@@ -77,6 +77,7 @@ typedef struct {
     double arrival_weight;      /* smoothing weight of the newest call */
     double arrival_min_gain;    /* predicted gain needed to switch */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
+    unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
 } mca_coll_rabred_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
@@ -112,6 +113,7 @@ typedef struct {
         int at_calls;         /* est.calls when it was simulated; 0: none */
     } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
+    double est_price;         /* that call's balanced price (s; 0: unknown), for pacing */
     rabred_hint_t hint;       /* the communicator's "rabred_arrival" info, parsed */
     int hint_changes_seen;    /* hints set anywhere when it was last read; -1: never */
     char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */

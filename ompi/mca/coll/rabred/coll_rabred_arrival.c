@@ -213,11 +213,14 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
+        mca_coll_rabred_component.arrival_exchanges++;
         rabred_estimate_update(&m->est, m->est.gaps, mca_coll_rabred_component.arrival_weight);
+        rabred_estimate_pace(&m->est, m->est_price, mca_coll_rabred_component.arrival_min_gain);
         opal_output_verbose(3, mca_coll_rabred_component.output,
                             "coll:rabred: arrival estimate on %s after %d calls: spread %.3g us, "
-                            "my offset %.3g us", comm->c_name, m->est.calls,
-                            rabred_estimate_spread(&m->est) * 1e6, m->est.acting[rank] * 1e6);
+                            "my offset %.3g us, next exchange in %d calls", comm->c_name,
+                            m->est.calls, rabred_estimate_spread(&m->est) * 1e6,
+                            m->est.acting[rank] * 1e6, m->est.period);
     }
     m->last_exit = MPI_Wtime();
     return OMPI_SUCCESS;

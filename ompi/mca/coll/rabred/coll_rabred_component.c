@@ -330,6 +330,13 @@ static int rabred_register(void)
         }
         register_counters((rabred_coll_t)coll);
     }
+    (void)mca_base_component_pvar_register(
+        &c->super.collm_version, "arrival_exchanges",
+        "Number of arrival-estimate gap exchanges (an allreduce of p doubles after an estimated "
+        "MPI_Allreduce) run on this process",
+        OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        NULL, NULL, NULL, &c->arrival_exchanges);
     return OMPI_SUCCESS;
 }
 

@@ -165,7 +165,9 @@ static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
 /* Choose for this call (an estimated MPI_Allreduce may go arrival-aware),
  * count it and say so at the verbose levels.  *estimating (MPI_Allreduce
  * only, else NULL) is cleared when the model says the gap exchange would
- * cost more than the call can spare (rabred_estimate_pays). */
+ * cost more than the call can spare (rabred_estimate_pays), when the
+ * pacing skips this call (rabred_estimate_due), and when a forced or
+ * rule-chosen algorithm does not read the estimate. */
 static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                    struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                    struct ompi_communicator_t *comm, int *estimating, rabred_choice_t *choice)
@@ -179,15 +181,23 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
     }
 
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
-    if (NULL != estimating && *estimating && RABRED_WHY_DECISION == choice->why &&
-        NULL != choice->alg) {
+    if (NULL != estimating && *estimating && RABRED_WHY_DECISION != choice->why) {
+        /* forced or by a rule: only an arrival-aware algorithm reads the
+         * estimate; for the others an exchange would be pure cost */
+        *estimating = NULL != choice->alg && choice->alg->arrival_aware &&
+                      (RABRED_HINT_LATE == m->hint || rabred_estimate_due(&m->est));
+        m->est_price = 0;
+    } else if (NULL != estimating && *estimating && NULL != choice->alg) {
         int i = table_index(coll, choice->alg);
         double price = NULL != ctx.book && i >= 0
                            ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
                            : 0;
         rabred_model_t model = mca_coll_rabred_model();
-        /* a hint costs no exchange */
-        *estimating = RABRED_HINT_LATE == m->hint || rabred_estimate_pays(call.p, &model, price);
+        /* a hint costs no exchange; otherwise only calls the exchange is
+         * cheap enough for, and of those the ones the pacing says are due */
+        *estimating = RABRED_HINT_LATE == m->hint || (rabred_estimate_pays(call.p, &model, price) &&
+                                                      rabred_estimate_due(&m->est));
+        m->est_price = price;
         if (*estimating) {
             mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
                                            segment_count(dtype, choice), choice);

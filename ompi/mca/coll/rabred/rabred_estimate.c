@@ -79,6 +79,8 @@ void rabred_estimate_reset(rabred_estimate_t *e)
         e->offset[i] = e->last[i] = e->acting[i] = 0;
     }
     e->calls = 0;
+    e->period = 1;
+    e->skip = 0;
 }
 
 void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
@@ -169,6 +171,29 @@ double rabred_estimate_spread(const rabred_estimate_t *e)
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain)
 {
     return !(rabred_estimate_spread(e) < min_gain * balanced_price);
+}
+
+int rabred_estimate_due(rabred_estimate_t *e)
+{
+    if (e->skip > 0) {
+        e->skip--;
+        return 0;
+    }
+    return 1;
+}
+
+void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain)
+{
+    double last_late = 0; /* the last call's spread: its earliest is at 0 */
+    for (int i = 0; i < e->p; i++) {
+        last_late = e->last[i] > last_late ? e->last[i] : last_late;
+    }
+    int quiet = balanced_price > 0 && !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
+                last_late < min_gain * balanced_price;
+    int period = e->period > 1 ? e->period : 1;
+    e->period = !quiet ? 1 : 2 * period > RABRED_ESTIMATE_MAX_PERIOD ? RABRED_ESTIMATE_MAX_PERIOD
+                                                                    : 2 * period;
+    e->skip = e->period - 1;
 }
 
 double rabred_estimate_exchange_price(int p, const rabred_model_t *model)

@@ -70,6 +70,8 @@ typedef struct {
     double *acting;
     double *gaps;   /* p doubles: this call's gaps, exchanged by the component */
     double *tmp;    /* p doubles of scratch for that exchange */
+    int period;     /* calls from one exchange to the next (0 counts as 1) */
+    int skip;       /* calls still to go without an exchange */
 } rabred_estimate_t;
 
 /* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
@@ -111,6 +113,30 @@ double rabred_estimate_exchange_price(int p, const rabred_model_t *model);
  * it, and this test keeps such calls out once the model is calibrated
  * there.  The same on every rank: the model and the price book are. */
 int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_price);
+
+/* Pacing the exchange.  While every rank arrives on time, an exchange per
+ * call buys nothing but its cost (measured: auto 2-3% behind the same plan
+ * without estimation at p = 6 and 8, 64 KiB, on the emulated cluster; see
+ * README).  So each exchange that finds the arrivals balanced (neither the
+ * acting offsets nor the last call's lateness could save min_gain of the
+ * call) doubles the number of calls until the next one, up to
+ * RABRED_ESTIMATE_MAX_PERIOD; one that finds a rank late brings it back to
+ * every call.  Skipped calls run the balanced choice.  Nothing is lost in
+ * between: a gap runs from the last exchanged call's exit, and since calls
+ * end together on every rank, the gaps still differ by exactly this call's
+ * arrival offsets.  A rank that turns late is seen within
+ * RABRED_ESTIMATE_MAX_PERIOD calls and acted on at the exchange after
+ * (the twice-in-a-row rule).  Every rank counts the same calls and holds
+ * the same estimate, so all skip the same calls. */
+#define RABRED_ESTIMATE_MAX_PERIOD 8
+
+/* Does this call exchange its gap?  Counts a skipped call down. */
+int rabred_estimate_due(rabred_estimate_t *e);
+
+/* After an exchange (rabred_estimate_update): set the period as above for
+ * a call whose balanced price is `balanced_price` seconds (unknown, <= 0:
+ * every call, as before pacing). */
+void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain);
 
 /* Could any arrival-aware plan save min_gain of a call whose balanced
  * price is `balanced_price` seconds?  Not while the spread is below that:
