@@ -559,8 +559,10 @@ static void print_round(const rabred_plan_t *plan, int k, int w)
             }
             snprintf(peer, sizeof(peer), "P%d", (int)x->peer);
             int recv = RABRED_XFER_RECV == dir;
+            /* a joined round is posted together with the one before */
+            const char *note = first >= 0 && rd->joined ? "joined to the round before" : NULL;
             print_step(first, recv ? "recv" : "send", recv ? peer : buf_names[x->buf],
-                       recv ? buf_names[x->buf] : peer, x->off, x->len, w, NULL);
+                       recv ? buf_names[x->buf] : peer, x->off, x->len, w, note);
             first = -1;
         }
     }

@@ -471,6 +471,73 @@ static void test_binomial_posting(void)
     }
 }
 
+/* Joined rounds (rabred_plan_round_joined) are posted at once by the
+ * executor, which the simulator does not model: every group in every plan
+ * must be safe to post at once (rabred_plan_group_safe), or the executor
+ * would quietly run it round by round.  The pre-reduced scatter joins the
+ * sub-steps of each all-to-all round, so its plans must have groups (else
+ * this test checks nothing).  Hand-made groups: a receive into what the
+ * round before reduces from, or a send of what it receives, is refused;
+ * two sends of one range are not. */
+static void test_joined_groups(void)
+{
+    for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            int scatter = 0 == strcmp(alg->name, "prereduced_scatter"), grouped = 0, unsafe = 0;
+            for (int p = 2; p <= 20; p++) {
+                double off[20] = {0};
+                off[p / 2] = 1.0; /* one rank late, in the middle */
+                rabred_arrival_t arrival = {off, 1e-6, 1e-8, 1e-9};
+                for (int rank = 0; rank < p; rank++) {
+                    for (int in_place = 0; in_place < 2; in_place++) {
+                        int root = RABRED_COLL_REDUCE == coll ? p - 1 : -1;
+                        rabred_plan_args_t args = {p,       rank, root, 1000, 1, 0,
+                                                   &arrival, in_place};
+                        rabred_plan_t plan;
+                        rabred_plan_init(&plan);
+                        if (RABRED_OK == rabred_plan_build(alg->build, &args, &plan)) {
+                            for (int a = 0, b; a < plan.nrounds; a = b) {
+                                b = rabred_plan_group_end(&plan, a);
+                                grouped |= b > a + 1;
+                                unsafe += !rabred_plan_group_safe(&plan, a, b, in_place);
+                            }
+                        }
+                        rabred_plan_free(&plan);
+                    }
+                }
+            }
+            CHECK(0 == unsafe, "%s %s: %d groups of joined rounds not safe to post at once",
+                  rabred_coll_name(coll), alg->name, unsafe);
+            CHECK(!scatter || grouped, "%s: no joined rounds", alg->name);
+        }
+    }
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    rabred_plan_round(&plan);
+    rabred_plan_recv(&plan, 1, RABRED_BUF_TMP, 0, 8);
+    rabred_plan_reduce(&plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, 8, 1);
+    rabred_plan_round_joined(&plan);
+    rabred_plan_recv(&plan, 2, RABRED_BUF_TMP, 4, 8);
+    CHECK(2 == rabred_plan_group_end(&plan, 0) && !rabred_plan_group_safe(&plan, 0, 2, 0),
+          "a joined receive into what the round before reduces from must be unsafe");
+    rabred_plan_reset(&plan);
+    rabred_plan_round(&plan);
+    rabred_plan_recv(&plan, 1, RABRED_BUF_ACC, 0, 8);
+    rabred_plan_round_joined(&plan);
+    rabred_plan_send(&plan, 2, RABRED_BUF_ACC, 4, 8);
+    CHECK(!rabred_plan_group_safe(&plan, 0, 2, 0),
+          "a joined send of what the round before receives must be unsafe");
+    rabred_plan_reset(&plan);
+    rabred_plan_round(&plan);
+    rabred_plan_send(&plan, 1, RABRED_BUF_ACC, 0, 8);
+    rabred_plan_round_joined(&plan);
+    rabred_plan_send(&plan, 2, RABRED_BUF_ACC, 0, 8);
+    rabred_plan_recv(&plan, 3, RABRED_BUF_TMP, 0, 8);
+    CHECK(rabred_plan_group_safe(&plan, 0, 2, 0), "two sends of the same range may go at once");
+    rabred_plan_free(&plan);
+}
+
 /* ---- broken plans the simulator must reject ------------------------------ */
 
 static int broken_kind;
@@ -901,6 +968,7 @@ int main(void)
         test_pipeline_posting();
         test_binomial_posting();
     }
+    test_joined_groups();
     test_segmented_correctness();
     test_order_restrictions_are_real();
     test_correctness();

@@ -25,12 +25,16 @@
  *     k is then final); e_i sends final piece k-1 of its block to every
  *     other rank, L included, and receives final piece k-1 of every other
  *     block.  After round m everyone holds the whole result.  A round is
- *     an all-to-all, run as p-1 pairwise sub-steps (send to x+d, receive
- *     from x-d at position x): one message per port at a time, so no
- *     rank's link is asked for two things at once.  (Posted all at once,
- *     the simulator's ports served them first come, first served and a
- *     round took about 1.8x its port time at p = 7; the pairwise order is
- *     a schedule every port agrees on.)
+ *     an all-to-all: p-1 pairwise sub-steps (send to x+d, receive from
+ *     x-d at position x), joined into one group that the executor posts at
+ *     once.  On the emulated cluster (one rank 50 ms late, 1 MiB) posting
+ *     each round at once took 207 / 226 ms at p = 6 / 8 against 223 / 249
+ *     for the sub-steps one after another (bench/results/
+ *     prs-rounds-20261122): no lock-step wait for the slowest rank of each
+ *     sub-step, and TCP shares the links.  The simulator runs the sub-steps
+ *     in order, a schedule every port agrees on, taking the ports' total
+ *     busy time, what fair sharing takes too; its first-come-first-served
+ *     ports would price a round posted at once about 1.8x higher (p = 7).
  *
  * Cost (ranks equal in speed; n elements; alpha, beta, gamma per element)
  *   step 2: (q-1) alpha + (1 - 1/q) n (beta + gamma);
@@ -142,16 +146,20 @@ static void early_reduce_scatter(rabred_plan_t *plan, const prs_cut_t *c, const 
 }
 
 /* Step 3 at position x (0..q-1 early, q the late rank), round k, sub-step
- * d: send to x+d, receive from x-d (mod p), so that every port carries one
- * message at a time (a pairwise exchange, as in seed 000 sec. 2.7).  The
- * late rank sends its piece k of the receiver's block; an early rank sends
- * its final piece k-1; the owner adds the late rank's piece into its block
- * as soon as it lands. */
+ * d: send to x+d, receive from x-d (mod p).  The late rank sends its piece
+ * k of the receiver's block; an early rank sends its final piece k-1; the
+ * owner adds the late rank's piece into its block.  The sub-steps of a
+ * round are joined (rabred_plan_round_joined): the executor posts them at
+ * once, the simulator runs them in this pairwise order. */
 static void exchange_step(rabred_plan_t *plan, const prs_cut_t *c, const int *ring, int x, int k,
                           int d)
 {
     int q = c->q, p = q + 1, to = (x + d) % p, from = (x + p - d) % p;
-    rabred_plan_round(plan);
+    if (1 == d) {
+        rabred_plan_round(plan);
+    } else {
+        rabred_plan_round_joined(plan);
+    }
     if (from == q && k < c->m) {
         rabred_plan_recv(plan, ring[q], RABRED_BUF_TMP, piece_off(c, x, k), piece_len(c, x, k));
     } else if (from != q && k > 0) {

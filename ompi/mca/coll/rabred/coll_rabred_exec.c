@@ -1,9 +1,10 @@
 /*
  * The executor: the only rabred code that touches the PML (DESIGN.md).
  *
- * For each round of a plan: post every receive, then every send (receives
- * first so eager data lands in place), wait for all, then run the local
- * steps with ompi_op_reduce and datatype copies.  The next round, or its
+ * For each round of a plan (or group of joined rounds, rabred_plan.h):
+ * post every receive, then every send (receives first so eager data lands
+ * in place), wait for all, then run the local steps with ompi_op_reduce
+ * and datatype copies.  The next round, or its
  * receives alone, is posted before those steps when the plan allows it
  * (early_part).  Addresses are
  * base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
@@ -181,36 +182,65 @@ static int early_part(const rabred_plan_t *plan, int r, int input_is_acc)
     return rabred_plan_can_post_recvs_early(plan, r, input_is_acc) ? RABRED_XFER_RECV : -1;
 }
 
-/* Runs the rounds in order, posting round r+1 (or part of it) before round
- * r's local steps whenever the plan allows it (early_part). */
+/* Round a's group: [a, end) when its joined rounds may go at once
+ * (rabred_plan_group_safe), else a alone. */
+static int group_end(const rabred_plan_t *plan, int a, int input_is_acc)
+{
+    int end = rabred_plan_group_end(plan, a);
+    return end > a + 1 && rabred_plan_group_safe(plan, a, end, input_is_acc) ? end : a + 1;
+}
+
+/* Posts every transfer of rounds [a, b): all receives, then all sends. */
+static int post_group(const rabred_plan_t *plan, int a, int b, char *bufs[RABRED_NBUFS],
+                      struct ompi_datatype_t *dtype, int tag, struct ompi_communicator_t *comm,
+                      rabred_reqs_t *q)
+{
+    int rc = OMPI_SUCCESS;
+    for (int dir = RABRED_XFER_RECV; dir <= RABRED_XFER_SEND; dir++) {
+        for (int r = a; r < b && OMPI_SUCCESS == rc; r++) {
+            rc = post_xfers(plan, &plan->rounds[r], dir, dir, bufs, dtype, tag, comm, q->reqs,
+                            &q->n);
+        }
+    }
+    return rc;
+}
+
+/* Runs the rounds in order, a group of joined rounds as one (post all,
+ * wait for all, then its local steps), and posts the next round (or part
+ * of it) before a round's local steps whenever the plan allows it
+ * (early_part; between single rounds only). */
 static int run_rounds(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                       struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                       struct ompi_communicator_t *comm, rabred_reqs_t q[2])
 {
     int input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
     q[0].n = q[1].n = 0;
-    int rc = 0 < plan->nrounds ? post_xfers(plan, &plan->rounds[0], RABRED_XFER_RECV,
-                                            RABRED_XFER_SEND, bufs, dtype, tag, comm,
-                                            q[0].reqs, &q[0].n)
-                               : OMPI_SUCCESS;
-    for (int r = 0; r < plan->nrounds && OMPI_SUCCESS == rc; r++) {
-        rabred_reqs_t *cur = &q[r & 1], *next = &q[(r + 1) & 1];
+    int a = 0, b = 0 < plan->nrounds ? group_end(plan, 0, input_is_acc) : 0;
+    int rc = post_group(plan, a, b, bufs, dtype, tag, comm, &q[0]);
+    for (int g = 0; a < plan->nrounds && OMPI_SUCCESS == rc; g++) {
+        rabred_reqs_t *cur = &q[g & 1], *next = &q[(g + 1) & 1];
         rc = cur->n > 0 ? ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE)
                         : OMPI_SUCCESS;
         cur->n = 0;
-        int more = r + 1 < plan->nrounds;
-        int early = more ? early_part(plan, r, input_is_acc) : -1;
+        int more = b < plan->nrounds;
+        int c = more ? group_end(plan, b, input_is_acc) : b; /* the next group: [b, c) */
+        int singles = b == a + 1 && c == b + 1;
+        int early = more && singles ? early_part(plan, a, input_is_acc) : -1;
         if (OMPI_SUCCESS == rc && early >= RABRED_XFER_RECV) {
-            rc = post_xfers(plan, &plan->rounds[r + 1], RABRED_XFER_RECV, early, bufs, dtype,
-                            tag, comm, next->reqs, &next->n);
+            rc = post_xfers(plan, &plan->rounds[b], RABRED_XFER_RECV, early, bufs, dtype, tag,
+                            comm, next->reqs, &next->n);
         }
-        if (OMPI_SUCCESS == rc) {
+        for (int r = a; r < b && OMPI_SUCCESS == rc; r++) {
             rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
         }
-        if (OMPI_SUCCESS == rc && more && early < RABRED_XFER_SEND) {
-            rc = post_xfers(plan, &plan->rounds[r + 1], early + 1, RABRED_XFER_SEND, bufs, dtype,
+        if (OMPI_SUCCESS == rc && more && !singles) {
+            rc = post_group(plan, b, c, bufs, dtype, tag, comm, next);
+        } else if (OMPI_SUCCESS == rc && more && early < RABRED_XFER_SEND) {
+            rc = post_xfers(plan, &plan->rounds[b], early + 1, RABRED_XFER_SEND, bufs, dtype,
                             tag, comm, next->reqs, &next->n);
         }
+        a = b;
+        b = c;
     }
     return rc;
 }
@@ -219,9 +249,14 @@ int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
 {
-    int maxx = 0;
-    for (int r = 0; r < plan->nrounds; r++) {
-        maxx = plan->rounds[r].nxfer > maxx ? plan->rounds[r].nxfer : maxx;
+    int maxx = 0, input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
+    for (int a = 0, b; a < plan->nrounds; a = b) { /* the most requests a group posts */
+        int n = 0;
+        b = group_end(plan, a, input_is_acc);
+        for (int r = a; r < b; r++) {
+            n += plan->rounds[r].nxfer;
+        }
+        maxx = n > maxx ? n : maxx;
     }
     rabred_reqs_t q[2];
     int rc0 = reqs_init(&q[0], maxx), rc1 = reqs_init(&q[1], maxx);

@@ -58,6 +58,16 @@ void rabred_plan_round(rabred_plan_t *plan)
     r->first_xfer = plan->nxfers;
     r->first_local = plan->nlocals;
     r->nxfer = r->nlocal = 0;
+    r->joined = 0;
+}
+
+void rabred_plan_round_joined(rabred_plan_t *plan)
+{
+    int had = plan->nrounds;
+    rabred_plan_round(plan);
+    if (had > 0 && plan->nrounds > had) {
+        plan->rounds[had].joined = 1;
+    }
 }
 
 static rabred_round_t *current_round(rabred_plan_t *plan)
@@ -178,11 +188,11 @@ static int conflicts(const rabred_xfer_t *x, const rabred_local_t *l, int input_
     return hits_dst || hits_src;
 }
 
-/* Does any transfer of round r+1 in direction `dir` (or any direction when
- * dir < 0) conflict with round r's local steps? */
-static int next_conflicts(const rabred_plan_t *plan, int r, int dir, int input_is_acc)
+/* Does any transfer of round `later` in direction `dir` (or any direction
+ * when dir < 0) conflict with round r's local steps? */
+static int round_conflicts(const rabred_plan_t *plan, int r, int later, int dir, int input_is_acc)
 {
-    const rabred_round_t *cur = &plan->rounds[r], *next = &plan->rounds[r + 1];
+    const rabred_round_t *cur = &plan->rounds[r], *next = &plan->rounds[later];
     for (int k = 0; k < next->nxfer; k++) {
         const rabred_xfer_t *x = &plan->xfers[next->first_xfer + k];
         if (dir >= 0 && x->dir != dir) {
@@ -195,6 +205,55 @@ static int next_conflicts(const rabred_plan_t *plan, int r, int dir, int input_i
         }
     }
     return 0;
+}
+
+static int next_conflicts(const rabred_plan_t *plan, int r, int dir, int input_is_acc)
+{
+    return round_conflicts(plan, r, r + 1, dir, input_is_acc);
+}
+
+int rabred_plan_group_end(const rabred_plan_t *plan, int r)
+{
+    int end = r + 1;
+    while (end < plan->nrounds && plan->rounds[end].joined) {
+        end++;
+    }
+    return end;
+}
+
+/* Do two transfers of different rounds race when posted at once?  Yes when
+ * one receives into what the other sends or receives. */
+static int xfers_race(const rabred_xfer_t *x, const rabred_xfer_t *y, int input_is_acc)
+{
+    return (RABRED_XFER_RECV == x->dir || RABRED_XFER_RECV == y->dir) &&
+           touches(x->buf, x->off, x->len, y->buf, y->off, y->len, input_is_acc);
+}
+
+static int rounds_race(const rabred_plan_t *plan, int r, int later, int input_is_acc)
+{
+    const rabred_round_t *a = &plan->rounds[r], *b = &plan->rounds[later];
+    for (int i = 0; i < a->nxfer; i++) {
+        for (int j = 0; j < b->nxfer; j++) {
+            if (xfers_race(&plan->xfers[a->first_xfer + i], &plan->xfers[b->first_xfer + j],
+                           input_is_acc)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int rabred_plan_group_safe(const rabred_plan_t *plan, int first, int end, int input_is_acc)
+{
+    for (int later = first + 1; later < end; later++) {
+        for (int r = first; r < later; r++) {
+            if (round_conflicts(plan, r, later, -1, input_is_acc) ||
+                rounds_race(plan, r, later, input_is_acc)) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 
 int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc)

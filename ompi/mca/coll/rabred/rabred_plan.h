@@ -5,7 +5,8 @@
  * rounds.  In a round the rank posts all its receives, then all its sends,
  * waits for all of them, and then runs the round's local steps (reduce a
  * range of one buffer into another with a stated operand order, or copy a
- * range).  Plans name four buffers:
+ * range).  Rounds may be joined into a group that the executor runs as one
+ * round (rabred_plan_round_joined).  Plans name four buffers:
  *
  *   INPUT  the caller's send buffer (the receive buffer under MPI_IN_PLACE;
  *          then INPUT and ACC are the same memory: the executor skips a copy
@@ -74,6 +75,7 @@ typedef struct {
 typedef struct {
     int32_t first_xfer, nxfer;
     int32_t first_local, nlocal;
+    int32_t joined; /* runs in one group with the round before (rabred_plan_round_joined) */
 } rabred_round_t;
 
 typedef struct {
@@ -126,6 +128,19 @@ void rabred_plan_free(rabred_plan_t *plan);
 
 /* Building.  Errors are sticky in plan->error; builders return it at the end. */
 void rabred_plan_round(rabred_plan_t *plan);
+/* A new round joined to the one before: the executor posts a group of
+ * joined rounds at once, waits for all of it, then runs the rounds' local
+ * steps in order, and the transport shares the links among the group's
+ * messages.  The simulator runs a group round by round: a builder lists a
+ * group's rounds in an order every port agrees on (a pairwise exchange),
+ * whose time is the ports' total busy time, what fair sharing also takes;
+ * the simulator's first-come-first-served ports would otherwise price a
+ * group posted at once far above what TCP shows (see
+ * coll_rabred_allreduce_prereduced_scatter.c).  A group is only run at once
+ * when no round's transfers touch what an earlier round of the group's
+ * local steps read or write (rabred_plan_group_safe); otherwise the
+ * executor runs its rounds one by one. */
+void rabred_plan_round_joined(rabred_plan_t *plan);
 void rabred_plan_recv(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len);
 void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t off, int64_t len);
 void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
@@ -157,6 +172,15 @@ int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_ac
  * and the receiver of a balanced ring posts before its sender anyway, so
  * it does not model this; the executor does it. */
 int rabred_plan_can_post_recvs_early(const rabred_plan_t *plan, int r, int input_is_acc);
+
+/* The end of round r's group: the first round after r not joined to it. */
+int rabred_plan_group_end(const rabred_plan_t *plan, int r);
+
+/* May rounds [first, end) be posted at once?  Yes when no transfer of a
+ * round conflicts with the local steps of an earlier round in the range,
+ * and no two transfers of different rounds touch the same elements with
+ * one of them a receive. */
+int rabred_plan_group_safe(const rabred_plan_t *plan, int first, int end, int input_is_acc);
 
 /* Builds a plan with `build` after resetting it; returns RABRED_OK or an error. */
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
