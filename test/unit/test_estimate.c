@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rabred_decide.h"
 #include "rabred_estimate.h"
 #include "rabred_test.h"
 
@@ -168,6 +169,41 @@ static void test_choice(void)
     }
     choose_case(RABRED_ESTIMATE_MAX_P + 1, 1, 0.5, 1 << 17, 1, &pick);
     CHECK(NULL == pick.alg && pick.best_s < 0, "p above RABRED_ESTIMATE_MAX_P: not simulated");
+}
+
+/* The measured factor on the pre-reduced scatter under offsets (the
+ * measured table, bench/results/arrival6-20261122): at p = 6 and 8, 1 MiB,
+ * one rank 50 ms late, with the component's default switch threshold
+ * (10%), auto must pick it against the neighbour ring it runs there; the
+ * factor must not reach the balanced decision; and outside the measured
+ * cell (p = 12) there is none. */
+static double book_price(const rabred_model_t *model, const char *name, int p, int64_t bytes);
+
+static void test_measured_scatter(void)
+{
+    const rabred_alg_t *scatter = alg("prereduced_scatter"), *ring = alg("segmented_ring");
+    for (int p = 6; p <= 8; p += 2) {
+        rabred_estimate_t e;
+        CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
+        double g[8] = {0.05};
+        rabred_estimate_update(&e, g, 0.5);
+        rabred_estimate_update(&e, g, 0.5);
+        rabred_call_t call = {p, 1 << 17, 1};
+        rabred_arrival_pick_t pick;
+        double price = book_price(&MODEL, "segmented_ring", p, 1 << 20);
+        CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.10,
+                                                  &pick) &&
+                  scatter == pick.alg,
+              "p=%d, 1 MiB, rank 0 50 ms late: %s (%g s against %g s)", p,
+              pick.alg ? pick.alg->name : "the ring", pick.best_s, pick.balanced_s);
+        CHECK(0.87 == rabred_decide_arrival_factor(scatter, p, 1 << 20) &&
+                  1.0 == rabred_decide_measured_factor(RABRED_COLL_ALLREDUCE, scatter, p, 1 << 20),
+              "p=%d: the scatter's factor applies under offsets only", p);
+        rabred_estimate_fini(&e);
+    }
+    CHECK(1.0 == rabred_decide_arrival_factor(scatter, 12, 1 << 20) &&
+              1.0 == rabred_decide_arrival_factor(alg("prereduced_ring"), 6, 1 << 20),
+          "no factor outside the measured cell or for other algorithms");
 }
 
 /* The model's price of allreduce `name` for p ranks and `bytes` per rank. */
@@ -352,6 +388,7 @@ int main(void)
     test_one_off();
     test_learning();
     test_choice();
+    test_measured_scatter();
     test_pays();
     test_pace();
     test_hint();

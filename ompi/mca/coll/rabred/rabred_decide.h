@@ -48,9 +48,15 @@ typedef struct {
 const char *rabred_why_name(rabred_why_t why);
 
 /* The measured table's factor on the model's price of `alg` for p ranks
- * and `bytes` per rank (1: no correction; 0: kept out of that cell). */
+ * and `bytes` per rank (1: no correction; 0: kept out of that cell), for
+ * the balanced decision. */
 double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,
                                      int64_t bytes);
+
+/* The measured table's factor on the simulated average elapsed time of the
+ * arrival-aware allreduce `alg` under arrival offsets (the arrival
+ * estimate's choice), for p ranks and `bytes` per rank (1: none). */
+double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes);
 
 /* Choose for `call` (bytes = count * type size) given the forced id
  * (RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS or a table id). */

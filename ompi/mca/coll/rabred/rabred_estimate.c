@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rabred_decide.h"
 #include "rabred_sim.h"
 #include "rabred_toolkit.h"
 
@@ -258,6 +259,7 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
             continue;
         }
         rc = simulate(e, call, type_size, model, alg, seg_count, &t);
+        t *= rabred_decide_arrival_factor(alg, call->p, call->count * (int64_t)type_size);
         if (RABRED_OK == rc && (pick->best_s < 0 || t < pick->best_s)) {
             pick->best_s = t;
             pick->best = alg;
