@@ -512,6 +512,24 @@ static void test_joined_groups(void)
             CHECK(!scatter || grouped, "%s: no joined rounds", alg->name);
         }
     }
+    /* the scatter joins a round only while a rank's share of it is small:
+     * 1 MiB of doubles at p = 6 (m = 8, 16 Ki elements a round) joined,
+     * 4 MiB (64 Ki) not */
+    const rabred_alg_t *prs = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "prereduced_scatter");
+    for (int64_t count = 1 << 17; NULL != prs && count <= 1 << 19; count <<= 2) {
+        rabred_plan_args_t args = {6, 0, -1, count, 1, 0, NULL, 0};
+        rabred_plan_t pl;
+        rabred_plan_init(&pl);
+        int groups = 0;
+        if (RABRED_OK == rabred_plan_build(prs->build, &args, &pl)) {
+            for (int a = 0; a < pl.nrounds; a = rabred_plan_group_end(&pl, a)) {
+                groups += rabred_plan_group_end(&pl, a) > a + 1;
+            }
+        }
+        CHECK((1 << 17 == count) == (groups > 0), "scatter p=6, %lld doubles: %d joined groups",
+              (long long)count, groups);
+        rabred_plan_free(&pl);
+    }
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_round(&plan);

@@ -27,7 +27,8 @@
  *     block.  After round m everyone holds the whole result.  A round is
  *     an all-to-all: p-1 pairwise sub-steps (send to x+d, receive from
  *     x-d at position x), joined into one group that the executor posts at
- *     once.  On the emulated cluster (one rank 50 ms late, 1 MiB) posting
+ *     once while a rank's share of a round is small enough
+ *     (RABRED_PRS_JOIN_ELEMENTS; larger rounds run the sub-steps in order).  On the emulated cluster (one rank 50 ms late, 1 MiB) posting
  *     each round at once took 207 / 226 ms at p = 6 / 8 against 223 / 249
  *     for the sub-steps one after another (bench/results/
  *     prs-rounds-20261122): no lock-step wait for the slowest rank of each
@@ -75,6 +76,15 @@
  * loses 1/m of n beta, 12% at 8. */
 #define RABRED_PRS_MAX_PIECES 8
 #define RABRED_PRS_DEFAULT_PIECES 8
+
+/* A round's sub-steps are posted at once only while a rank's share of the
+ * round, n/m elements, is at most this (256 KiB of doubles).  Measured
+ * (one rank 50 ms late, p = 6 and 8): at 1 MiB (128 KiB per round) at
+ * once took 0.87-0.93x the pairwise order; at 4 MiB (512 KiB per round)
+ * 1.2-1.3x (bench/results/arrival8-20261122 against arrival4), the link
+ * queues overflowing with p-1 large messages at a time.  Counted in
+ * elements: plans do not know the type's size. */
+#define RABRED_PRS_JOIN_ELEMENTS ((int64_t)32768)
 
 /* The blocks and pieces of step 3. */
 typedef struct {
@@ -155,7 +165,7 @@ static void exchange_step(rabred_plan_t *plan, const prs_cut_t *c, const int *ri
                           int d)
 {
     int q = c->q, p = q + 1, to = (x + d) % p, from = (x + p - d) % p;
-    if (1 == d) {
+    if (1 == d || c->count / c->m > RABRED_PRS_JOIN_ELEMENTS) {
         rabred_plan_round(plan);
     } else {
         rabred_plan_round_joined(plan);
