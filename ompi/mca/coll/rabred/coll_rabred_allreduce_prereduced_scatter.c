@@ -28,10 +28,11 @@
  *     an all-to-all: p-1 pairwise sub-steps (send to x+d, receive from
  *     x-d at position x), joined into one group that the executor posts at
  *     once while a rank's share of a round is small enough
- *     (RABRED_PRS_JOIN_ELEMENTS; larger rounds run the sub-steps in order).  On the emulated cluster (one rank 50 ms late, 1 MiB) posting
- *     each round at once took 207 / 226 ms at p = 6 / 8 against 223 / 249
- *     for the sub-steps one after another (bench/results/
- *     prs-rounds-20261122): no lock-step wait for the slowest rank of each
+ *     (RABRED_PRS_JOIN_ELEMENTS; larger rounds run the sub-steps in
+ *     order).  On the emulated cluster (one rank 50 ms late, 1 MiB)
+ *     posting each round at once took 207 / 226 ms at p = 6 / 8,
+ *     against 223 / 249 for the sub-steps one after another
+ *     (bench/results/prs-rounds-20261122): no lock-step wait for the slowest rank of each
  *     sub-step, and TCP shares the links.  The simulator runs the sub-steps
  *     in order, a schedule every port agrees on, taking the ports' total
  *     busy time, what fair sharing takes too; its first-come-first-served

@@ -249,10 +249,12 @@ int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
 {
-    int maxx = 0, input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
-    for (int a = 0, b; a < plan->nrounds; a = b) { /* the most requests a group posts */
+    int maxx = 0;
+    for (int a = 0, b; a < plan->nrounds; a = b) {
+        /* the most requests a group of joined rounds can post (whether it
+         * is safe to run at once is run_rounds' business) */
         int n = 0;
-        b = group_end(plan, a, input_is_acc);
+        b = rabred_plan_group_end(plan, a);
         for (int r = a; r < b; r++) {
             n += plan->rounds[r].nxfer;
         }

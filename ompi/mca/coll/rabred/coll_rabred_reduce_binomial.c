@@ -57,22 +57,21 @@ static int subtree_height(int c, int bit, int p)
     return rabred_log2_ceil(c + bit < p ? bit : p - c);
 }
 
-/* Tree rank t's children, in increasing bit order, or (by_readiness) by
- * subtree height (stable: equal heights keep bit order).  Returns how many. */
-static int tree_children(int t, int p, int by_readiness, int *kids)
+/* Tree rank t's children and their subtree heights h, in increasing bit
+ * order, or (by_readiness) by height (stable: equal heights keep bit
+ * order).  Returns how many. */
+static int tree_children(int t, int p, int by_readiness, int *kids, int *h)
 {
     int n = 0;
     for (int bit = 1; bit < p && 0 == (t & bit) && t + bit < p; bit <<= 1) {
-        kids[n++] = t + bit;
-    }
-    for (int i = 1; by_readiness && i < n; i++) { /* insertion sort, n <= 31 */
-        int k = kids[i], j = i;
-        int hk = subtree_height(k, k - t, p);
-        while (j > 0 && subtree_height(kids[j - 1], kids[j - 1] - t, p) > hk) {
+        int k = t + bit, hk = subtree_height(k, bit, p), j = n++;
+        while (by_readiness && j > 0 && h[j - 1] > hk) { /* insertion sort, n <= 31 */
             kids[j] = kids[j - 1];
+            h[j] = h[j - 1];
             j--;
         }
         kids[j] = k;
+        h[j] = hk;
     }
     return n;
 }
@@ -158,10 +157,7 @@ int rabred_build_reduce_binomial(const rabred_plan_args_t *a, rabred_plan_t *pla
     int tree_root = a->commutative ? root : 0;
     int t = (a->rank - tree_root + p) % p;
     int kids[32], h[32];
-    int n = tree_children(t, p, a->commutative, kids);
-    for (int i = 0; i < n; i++) {
-        h[i] = subtree_height(kids[i], kids[i] - t, p);
-    }
+    int n = tree_children(t, p, a->commutative, kids, h);
     rabred_buf_t mine = n > 0 ? RABRED_BUF_ACC : RABRED_BUF_INPUT;
 
     if (n > 0 && a->commutative) {

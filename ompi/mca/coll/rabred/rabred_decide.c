@@ -96,30 +96,31 @@ static const rabred_measured_t measured[] = {
     {RABRED_COLL_ALLREDUCE, "prereduced_scatter", 6, 8, 512 * KIB, 2048 * KIB, 0.87, 1},
 };
 
-double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,
-                                     int64_t bytes)
+/* The first matching line's factor among the lines for balanced decisions
+ * or (under_offsets) those for plans priced under arrival offsets; 1: none. */
+static double measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p, int64_t bytes,
+                              int under_offsets)
 {
     for (size_t i = 0; i < sizeof(measured) / sizeof(measured[0]); i++) {
         const rabred_measured_t *m = &measured[i];
-        if (!m->under_offsets && m->coll == coll && 0 == strcmp(m->alg, alg->name) &&
-            p >= m->p_min && p <= m->p_max && bytes >= m->bytes_min && bytes <= m->bytes_max) {
-            return m->factor;
-        }
-    }
-    return 1.0;
-}
-
-double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes)
-{
-    for (size_t i = 0; i < sizeof(measured) / sizeof(measured[0]); i++) {
-        const rabred_measured_t *m = &measured[i];
-        if (m->under_offsets && RABRED_COLL_ALLREDUCE == m->coll &&
+        if (m->under_offsets == under_offsets && m->coll == coll &&
             0 == strcmp(m->alg, alg->name) && p >= m->p_min && p <= m->p_max &&
             bytes >= m->bytes_min && bytes <= m->bytes_max) {
             return m->factor;
         }
     }
     return 1.0;
+}
+
+double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,
+                                     int64_t bytes)
+{
+    return measured_factor(coll, alg, p, bytes, 0);
+}
+
+double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes)
+{
+    return measured_factor(RABRED_COLL_ALLREDUCE, alg, p, bytes, 1);
 }
 
 const char *rabred_why_name(rabred_why_t why)

@@ -160,13 +160,19 @@ rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets)
     return RABRED_HINT_LATE;
 }
 
-double rabred_estimate_spread(const rabred_estimate_t *e)
+/* The largest of p offsets whose smallest is 0: their spread. */
+static double spread_of(const double *v, int p)
 {
     double hi = 0;
-    for (int i = 0; i < e->p && e->calls > 0; i++) {
-        hi = e->acting[i] > hi ? e->acting[i] : hi; /* the smallest is 0 */
+    for (int i = 0; i < p; i++) {
+        hi = v[i] > hi ? v[i] : hi;
     }
     return hi;
+}
+
+double rabred_estimate_spread(const rabred_estimate_t *e)
+{
+    return e->calls > 0 ? spread_of(e->acting, e->p) : 0;
 }
 
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain)
@@ -185,15 +191,11 @@ int rabred_estimate_due(rabred_estimate_t *e)
 
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain)
 {
-    double last_late = 0; /* the last call's spread: its earliest is at 0 */
-    for (int i = 0; i < e->p; i++) {
-        last_late = e->last[i] > last_late ? e->last[i] : last_late;
-    }
     int quiet = balanced_price > 0 && !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
-                last_late < min_gain * balanced_price;
-    int period = e->period > 1 ? e->period : 1;
-    e->period = !quiet ? 1 : 2 * period > RABRED_ESTIMATE_MAX_PERIOD ? RABRED_ESTIMATE_MAX_PERIOD
-                                                                    : 2 * period;
+                spread_of(e->last, e->p) < min_gain * balanced_price;
+    int doubled = e->period > 1 ? 2 * e->period : 2;
+    e->period = !quiet ? 1 : doubled < RABRED_ESTIMATE_MAX_PERIOD ? doubled
+                                                                  : RABRED_ESTIMATE_MAX_PERIOD;
     e->skip = e->period - 1;
 }
 

@@ -207,11 +207,6 @@ static int round_conflicts(const rabred_plan_t *plan, int r, int later, int dir,
     return 0;
 }
 
-static int next_conflicts(const rabred_plan_t *plan, int r, int dir, int input_is_acc)
-{
-    return round_conflicts(plan, r, r + 1, dir, input_is_acc);
-}
-
 int rabred_plan_group_end(const rabred_plan_t *plan, int r)
 {
     int end = r + 1;
@@ -258,10 +253,11 @@ int rabred_plan_group_safe(const rabred_plan_t *plan, int first, int end, int in
 
 int rabred_plan_can_post_early(const rabred_plan_t *plan, int r, int input_is_acc)
 {
-    return r + 1 < plan->nrounds && !next_conflicts(plan, r, -1, input_is_acc);
+    return r + 1 < plan->nrounds && !round_conflicts(plan, r, r + 1, -1, input_is_acc);
 }
 
 int rabred_plan_can_post_recvs_early(const rabred_plan_t *plan, int r, int input_is_acc)
 {
-    return r + 1 < plan->nrounds && !next_conflicts(plan, r, RABRED_XFER_RECV, input_is_acc);
+    return r + 1 < plan->nrounds &&
+           !round_conflicts(plan, r, r + 1, RABRED_XFER_RECV, input_is_acc);
 }
