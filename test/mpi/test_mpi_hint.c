@@ -17,7 +17,10 @@
  *     an arrival-aware algorithm; the same arrivals that phase 2 ignored.
  *  5. pacing, on a fresh communicator with every rank on time: 20 calls
  *     run 4 gap exchanges (after calls 2, 4, 8 and 16; the exchange comes
- *     1, 2, 4, then 8 calls apart while nobody is late), not 19.
+ *     1, 2, 4, then 8 calls apart while nobody is late), not 19;
+ *  6. the same 20 auto calls, each followed by a call with prereduced_ring
+ *     forced through MPI_T: 20 exchanges for the forced calls (they read
+ *     the estimate) and still 4 for auto's.
  * With --forced-balanced (run under --mca coll_rabred_allreduce_algorithm
  * segmented_ring) only phase 5 runs, and must run no exchange at all: a
  * forced algorithm that does not read the estimate gets none.
@@ -230,6 +233,71 @@ static void pacing_phase(int forced)
     MPI_Comm_free(&comm);
 }
 
+/* The value of item `item` of the integer enum cvar whose index is `idx`;
+ * -1 when there is no such item. */
+static int enum_value(int idx, const char *item)
+{
+    int verbosity, bind, scope, n = 0;
+    char name[256], desc[8];
+    int name_len = sizeof(name), desc_len = sizeof(desc);
+    MPI_Datatype dt;
+    MPI_T_enum et;
+    if (MPI_SUCCESS != MPI_T_cvar_get_info(idx, name, &name_len, &verbosity, &dt, &et, desc,
+                                           &desc_len, &bind, &scope) ||
+        MPI_T_ENUM_NULL == et || MPI_SUCCESS != MPI_T_enum_get_info(et, &n, name, &name_len)) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int value;
+        name_len = sizeof(name);
+        if (MPI_SUCCESS == MPI_T_enum_get_item(et, i, &value, name, &name_len) &&
+            0 == strcmp(name, item)) {
+            return value;
+        }
+    }
+    return -1;
+}
+
+/* Phase 6: 20 on-time auto calls, each followed by one with prereduced_ring
+ * forced through MPI_T.  The forced calls read the estimate, so each runs
+ * an exchange (20), and they must not touch auto's pacing: auto still runs
+ * 3..6 (4).  Before rabred_estimate_pace left unknown prices alone, the
+ * forced calls ran down auto's countdown and set it back to every call
+ * after their own exchange: 7 exchanges here, and in bench/'s rounds
+ * (three forced arrival-aware calls after each auto call) one per auto
+ * call. */
+static void interleaved_phase(void)
+{
+    MPI_T_cvar_handle h;
+    int idx = -1, count = 0;
+    MPI_T_cvar_get_index("coll_rabred_allreduce_algorithm", &idx);
+    int aware = idx < 0 ? -1 : enum_value(idx, "prereduced_ring");
+    int autov = idx < 0 ? -1 : enum_value(idx, "auto");
+    int ok = aware >= 0 && autov >= 0 && MPI_SUCCESS == MPI_T_cvar_handle_alloc(idx, NULL, &h, &count);
+    check(ok, "cvar coll_rabred_allreduce_algorithm, items auto and prereduced_ring");
+    if (!ok) {
+        return;
+    }
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    unsigned long long before = exchanges(), calls = arrival_aware_calls();
+    for (int i = 0; i < 20; i++) {
+        allreduce_calls(comm, "interleaved, auto", 1, 0);
+        MPI_T_cvar_write(h, &aware);
+        allreduce_calls(comm, "interleaved, forced prereduced_ring", 1, 0);
+        MPI_T_cvar_write(h, &autov);
+    }
+    unsigned long long n = exchanges() - before;
+    char what[160];
+    snprintf(what, sizeof(what), "interleaved: %llu gap exchanges, want 20 forced + 3..6 (4) auto",
+             n);
+    check(n >= 23 && n <= 26, what);
+    check(arrival_aware_calls() - calls == 20, "interleaved: exactly the 20 forced calls ran "
+                                               "an arrival-aware algorithm");
+    MPI_T_cvar_handle_free(&h);
+    MPI_Comm_free(&comm);
+}
+
 int main(int argc, char **argv)
 {
     int provided;
@@ -251,6 +319,9 @@ int main(int argc, char **argv)
         hint_phases();
     }
     pacing_phase(forced);
+    if (!forced) {
+        interleaved_phase();
+    }
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (0 == rank) {

@@ -277,8 +277,9 @@ static int calls_to_next(rabred_estimate_t *e)
 /* Pacing: balanced exchanges double the period up to the maximum; a rank
  * late by min_gain of the call in the last exchange brings it back to every
  * call at once (before the twice-in-a-row rule lets it act); a lateness
- * below that does not; an unknown price keeps every call; reset starts
- * over. */
+ * below that does not; an unknown price leaves the pacing as it was (a
+ * fresh estimate: every call; a forced call between auto's calls: auto's
+ * countdown and period go on); reset starts over. */
 static void test_pace(void)
 {
     const double price = 0.01, gain = 0.1; /* a rank counts from 1 ms */
@@ -305,7 +306,18 @@ static void test_pace(void)
     rabred_estimate_reset(&e);
     rabred_estimate_update(&e, even, 0.5);
     rabred_estimate_pace(&e, 0, gain);
-    CHECK(0 == calls_to_next(&e), "unknown price: every call exchanges");
+    CHECK(0 == calls_to_next(&e), "unknown price on a fresh estimate: every call exchanges");
+    for (int i = 0; i < 4; i++) { /* back to the longest period: 7 calls to skip */
+        rabred_estimate_update(&e, even, 0.5);
+        rabred_estimate_pace(&e, price, gain);
+    }
+    CHECK(!rabred_estimate_due(&e) && !rabred_estimate_due(&e), "two of auto's calls skipped");
+    rabred_estimate_update(&e, even, 0.5); /* a forced call between them */
+    rabred_estimate_pace(&e, 0, gain);
+    CHECK(5 == calls_to_next(&e), "unknown price: auto's countdown goes on (5 more calls)");
+    rabred_estimate_update(&e, even, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(7 == calls_to_next(&e), "unknown price: the period stays the longest");
     rabred_estimate_update(&e, even, 0.5);
     rabred_estimate_pace(&e, price, gain);
     rabred_estimate_reset(&e);

@@ -183,9 +183,10 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
     if (NULL != estimating && *estimating && RABRED_WHY_DECISION != choice->why) {
         /* forced or by a rule: only an arrival-aware algorithm reads the
-         * estimate; for the others an exchange would be pure cost */
-        *estimating = NULL != choice->alg && choice->alg->arrival_aware &&
-                      (RABRED_HINT_LATE == m->hint || rabred_estimate_due(&m->est));
+         * estimate, and it gets a fresh one every call; for the others an
+         * exchange would be pure cost.  Neither counts down auto's pacing
+         * (price 0: rabred_estimate_pace leaves it alone). */
+        *estimating = NULL != choice->alg && choice->alg->arrival_aware;
         m->est_price = 0;
     } else if (NULL != estimating && *estimating && NULL != choice->alg) {
         int i = table_index(coll, choice->alg);

@@ -191,7 +191,10 @@ int rabred_estimate_due(rabred_estimate_t *e)
 
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain)
 {
-    int quiet = balanced_price > 0 && !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
+    if (!(balanced_price > 0)) {
+        return; /* cannot judge: leave the pacing to calls that can */
+    }
+    int quiet = !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
                 spread_of(e->last, e->p) < min_gain * balanced_price;
     int doubled = e->period > 1 ? 2 * e->period : 2;
     e->period = !quiet ? 1 : doubled < RABRED_ESTIMATE_MAX_PERIOD ? doubled

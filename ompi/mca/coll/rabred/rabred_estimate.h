@@ -135,8 +135,16 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
 int rabred_estimate_due(rabred_estimate_t *e);
 
 /* After an exchange (rabred_estimate_update): set the period as above for
- * a call whose balanced price is `balanced_price` seconds (unknown, <= 0:
- * every call, as before pacing). */
+ * a call whose balanced price is `balanced_price` seconds.  A call whose
+ * price is unknown (<= 0: a forced or rule-chosen arrival-aware algorithm,
+ * or no price book) cannot tell balanced from late, so it leaves the
+ * period and the calls still to skip as they were: a fresh estimate then
+ * exchanges on every call, as before pacing, and a forced call between
+ * auto's calls does not undo auto's pacing.  (It did: in bench/'s
+ * interleaved runs every auto call exchanged, and the exchange, which
+ * makes every rank wait for the last one to finish, cost auto 2-11% of
+ * the average elapsed time against the same plan forced at p = 3 and 4,
+ * 256 KiB-4 MiB; bench/results/full3-20261122.) */
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain);
 
 /* Could any arrival-aware plan save min_gain of a call whose balanced
