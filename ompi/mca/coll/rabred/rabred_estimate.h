@@ -142,9 +142,9 @@ int rabred_estimate_due(rabred_estimate_t *e);
  * exchanges on every call, as before pacing, and a forced call between
  * auto's calls does not undo auto's pacing.  (It did: in bench/'s
  * interleaved runs every auto call exchanged, and the exchange, which
- * makes every rank wait for the last one to finish, cost auto 2-11% of
- * the average elapsed time against the same plan forced at p = 3 and 4,
- * 256 KiB-4 MiB; bench/results/full3-20261122.) */
+ * makes every rank wait for the last one to finish, cost auto 4-12% of
+ * the average elapsed time against the same plan forced at p = 3,
+ * 256 KiB-4 MiB; bench/results/full3-partial-20261122.) */
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain);
 
 /* Could any arrival-aware plan save min_gain of a call whose balanced
