@@ -31,8 +31,9 @@
  *
  * Why one run, interleaved and repeated: machine noise (other jobs, clock
  * frequency, page cache) drifts over seconds.  Measuring all variants of one
- * size back to back, for several rounds with a rotating start, and reporting
- * the median, exposes every variant to the same conditions.
+ * size back to back, for several rounds each in its own shuffled order
+ * (the same on every rank), and reporting the median, exposes every
+ * variant to the same conditions.
  *
  * How variants are switched.  rabred registers coll_rabred_allreduce_algorithm
  * and coll_rabred_reduce_algorithm as settable enum MCA parameters, which
@@ -947,9 +948,33 @@ static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
     fflush(g_csv);
 }
 
+/* The order of round r: a permutation of the nv variants drawn from a
+ * generator seeded with r alone, so every rank computes the same one.  A
+ * fixed cyclic order (round r starting at variant r) gave every variant
+ * the same predecessor in every round: rabred:auto always ran right after
+ * tuned:default, whose algorithm leaves the ring's connections idle for
+ * up to seconds at 4 MiB, and a variant's time can depend on what the
+ * links and TCP connections just carried. */
+static void round_order(int r, int nv, int *order)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1);
+    for (int j = 0; j < nv; j++) {
+        order[j] = j;
+    }
+    for (int j = nv - 1; j > 0; j--) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        int i = (int)(x % (uint64_t)(j + 1));
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
 /* One size: calibrate every variant (checking its results), then `rounds`
- * interleaved rounds; round r starts at variant r so no variant always runs
- * first.  Writes the medians over rounds into med[k] (avg, min, max). */
+ * interleaved rounds, each in its own shuffled order (round_order).
+ * Writes the medians over rounds into med[k] (avg, min, max). */
 static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
                        double *sbuf, double *rbuf, sample_t *med)
 {
@@ -967,8 +992,10 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
     }
     measured_skips(c, o, sidx, bytes, sbuf, rbuf);
     for (int r = 0; r < o->rounds; r++) {
+        int order[MAX_VARIANTS];
+        round_order(r, c->nv, order);
         for (int j = 0; j < c->nv; j++) {
-            int k = (r + j) % c->nv;
+            int k = order[j];
             variant_t *v = &c->v[k];
             sample_t s = { v->est_s, v->est_s, v->est_s, 0 };
             if (RUN_OK == v->state) {
