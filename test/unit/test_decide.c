@@ -159,11 +159,34 @@ static void test_measured_p2(void)
     }
 }
 
+/* The measured table's p = 9..15 bruck line: with the default model,
+ * where bruck and the neighbour ring tie, below 1 MiB the ring
+ * (bench/results/full5-20261122, p = 12: 68 against 76 ms at 256 KiB),
+ * from 1 MiB bruck, as before (250 against 275 ms at 1 MiB). */
+static void test_measured_bruck(void)
+{
+    static rabred_pricebook_t book;
+    rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
+    for (int p = 9; p <= 15; p++) {
+        rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &model);
+        rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+        for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 2) {
+            rabred_call_t call = {p, bytes / 8, 1};
+            rabred_choice_t ch;
+            rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+            const char *want = bytes < (1 << 20) ? "segmented_ring" : "bruck";
+            CHECK(0 == strcmp(ch.alg->name, want), "p=%d, %lld B: %s, want %s (%s)", p,
+                  (long long)bytes, ch.alg->name, want, ch.reason);
+        }
+    }
+}
+
 int main(void)
 {
     test_grid();
     test_grid_model_and_rules();
     test_thresholds();
     test_measured_p2();
+    test_measured_bruck();
     return rabred_test_summary("test_decide");
 }

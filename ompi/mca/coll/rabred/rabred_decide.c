@@ -61,6 +61,15 @@ static const rabred_measured_t measured[] = {
      * same-peer step dearer.  Below 1 MiB the rerun had the rings ahead. */
     {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0, 0},
     {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0, 0},
+    /* p = 9..15 below 1 MiB: the model prices bruck and the neighbour ring
+     * within 0.1% of each other there, so a rounding picked bruck; at
+     * p = 12 the rings were ahead at 64 and 256 KiB in both full runs
+     * (full2-20261121: 1.09 against 1.25 of the best tuned at 256 KiB;
+     * full5-20261122: 64 KiB bruck 16.3 ms, neighbour ring 15.2; 256 KiB
+     * 75.8 and 68.1, tuned's ring 58.6), while from 1 MiB bruck was as
+     * good or better (full5: 250 against 275 ms).  p = 9..11 and 13..15
+     * were not measured; the tie in the model is the same there. */
+    {RABRED_COLL_ALLREDUCE, "bruck", 9, 15, 64 * KIB, 1024 * KIB - 1, 1.05, 0},
     /* ring's reduce-scatter exchanges with a different peer each step (p-1
      * TCP connections, each starting cold); the neighbour ring
      * (segmented_ring, unsegmented by default) keeps two: 1.15-1.23x
