@@ -948,8 +948,8 @@ static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
     fflush(g_csv);
 }
 
-/* The order of round r: a permutation of the nv variants drawn from a
- * generator seeded with r alone, so every rank computes the same one.  A
+/* The order of round r: a permutation of the nv variants drawn from the
+ * counter-based mix64 of r alone, so every rank computes the same one.  A
  * fixed cyclic order (round r starting at variant r) gave every variant
  * the same predecessor in every round: rabred:auto always ran right after
  * tuned:default, whose algorithm leaves the ring's connections idle for
@@ -957,15 +957,11 @@ static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
  * links and TCP connections just carried. */
 static void round_order(int r, int nv, int *order)
 {
-    uint64_t x = 0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1);
     for (int j = 0; j < nv; j++) {
         order[j] = j;
     }
-    for (int j = nv - 1; j > 0; j--) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        int i = (int)(x % (uint64_t)(j + 1));
+    for (int j = nv - 1; j > 0; j--) { /* Fisher-Yates, draws from mix64 of (r, j) */
+        int i = (int)(mix64((uint64_t)(r + 1) << 32 ^ (uint64_t)j) % (uint64_t)(j + 1));
         int t = order[i];
         order[i] = order[j];
         order[j] = t;
