@@ -1655,6 +1655,81 @@ static void compare_all_served(comms_t *cm, const char *block)
     compare_served_hashes(&cm->reversed, block);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Absolute addresses: MPI_BOTTOM                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Open MPI's MPI_BOTTOM is a null pointer, yet a real buffer when the
+ * datatype's displacement is the array's own address (MPI_Get_address): a
+ * component must not take a null receive buffer for "none given".  Open
+ * MPI refuses predefined ops on derived types, hence a user sum, which
+ * finds the ints at the type's lower bound (count elements of one int). */
+static void absolute_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(*dt, &lb, &extent);
+    const int *a = (const int *)((const char *)in + lb);
+    int *b = (int *)((char *)inout + lb);
+    for (int i = 0; i < *len; i++)
+        b[i] += a[i];
+}
+
+static const op_desc ABSOLUTE_SUM = {"absolute_sum", MPI_OP_NULL, absolute_sum, true,
+                                     0, NULL, NULL, NULL};
+
+/* One call with every buffer at MPI_BOTTOM: in place for allreduce and at
+ * the reduce root, MPI_BOTTOM as the send buffer elsewhere. */
+static void run_bottom_case(coll_id coll, comm_desc *cm, MPI_Op op, int count, int root)
+{
+    int p = cm->size, rank = cm->rank;
+    int *v = xmalloc((size_t)count * sizeof *v);
+    for (int i = 0; i < count; i++)
+        v[i] = 1000 * rank + i;
+    MPI_Aint addr;
+    MPI_Get_address(v, &addr);
+    int one = 1;
+    MPI_Datatype at_v;
+    MPI_Type_create_hindexed(1, &one, &addr, MPI_INT, &at_v);
+    MPI_Type_commit(&at_v);
+    case_t c = {coll, &ABSOLUTE_SUM, NULL, count, root, true, cm, 0};
+    char what[160];
+    snprintf(what, sizeof what, "%s MPI_BOTTOM count=%d root=%d comm=%s",
+             COLL_NAMES[coll], count, root, cm->name);
+    unsigned long long before[MAX_ALGS], after[MAX_ALGS];
+    snapshot_counters(coll, before);
+    bool gets_result = coll == COLL_ALLREDUCE || rank == root;
+    int rc = coll == COLL_ALLREDUCE
+                 ? MPI_Allreduce(MPI_IN_PLACE, MPI_BOTTOM, count, at_v, op, cm->comm)
+                 : MPI_Reduce(gets_result ? MPI_IN_PLACE : MPI_BOTTOM,
+                              gets_result ? MPI_BOTTOM : NULL, count, at_v, op, root,
+                              cm->comm);
+    snapshot_counters(coll, after);
+    if (expect(rc == MPI_SUCCESS, "%s: error %d", what, rc)) {
+        check_counters(&c, before, after, what);
+        int bad = -1, want = 0;
+        for (int i = 0; i < count && bad < 0; i++) {
+            want = gets_result ? 1000 * (p * (p - 1) / 2) + p * i : 1000 * rank + i;
+            if (v[i] != want)
+                bad = i;
+        }
+        expect(bad < 0, "%s: element %d is %d, want %d", what, bad, bad < 0 ? 0 : v[bad], want);
+    }
+    MPI_Type_free(&at_v);
+    free(v);
+}
+
+static void run_bottom(coll_id coll, comm_desc *world)
+{
+    MPI_Op op;
+    MPI_Op_create(absolute_sum, 1, &op);
+    int p = world->size, counts[] = {1, pow2_floor(p), p + 1, ODD_COUNT};
+    int roots[] = {0, p - 1};
+    for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+        for (int r = 0; r < (coll == COLL_REDUCE ? 2 : 1); r++)
+            run_bottom_case(coll, world, op, counts[k], roots[r]);
+    MPI_Op_free(&op);
+}
+
 static void run_block(coll_id coll, int item, comms_t *cm)
 {
     char block[160];
@@ -1668,6 +1743,7 @@ static void run_block(coll_id coll, int item, comms_t *cm)
     if (coll == COLL_REDUCE)
         run_root_sweep(&cm->world);
     run_fp_order(coll, &cm->world);
+    run_bottom(coll, &cm->world);
     compare_all_served(cm, block);
 }
 

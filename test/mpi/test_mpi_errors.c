@@ -1,18 +1,28 @@
 /*
- * rabred must return a real error, not crash or hang, when it cannot get
- * the temporary memory a call needs.  A datatype whose extent is 2^40
- * bytes makes count = 2^20 elements span 2^60 bytes: the temporary buffer
- * cannot be allocated, so MPI_Allreduce must return an error (the buffers
- * are never touched: rabred allocates before it copies or sends).  Every
- * rank fails the same way, so nobody waits for a peer.
+ * rabred must return a real error, not crash, hang or hide it.
  *
- * Run with p >= 2 and an algorithm for which every rank needs a temporary
- * (rabenseifner, ring): with others some ranks need none and would, as MPI
- * allows, read the (here fake) buffers.  Exits 0 when every rank got an
- * error and the communicator still works afterwards.
+ * Default mode: when it cannot get the temporary memory a call needs.  A
+ * datatype whose extent is 2^40 bytes makes count = 2^20 elements span
+ * 2^60 bytes: the temporary buffer cannot be allocated, so MPI_Allreduce
+ * must return an error (the buffers are never touched: rabred allocates
+ * before it copies or sends).  Every rank fails the same way, so nobody
+ * waits for a peer.  Run with p >= 2 and an algorithm for which every rank
+ * needs a temporary (rabenseifner, ring): with others some ranks need none
+ * and would, as MPI allows, read the (here fake) buffers.
+ *
+ * --truncate: an error inside a round.  Ranks 0 and 1 call MPI_Allreduce
+ * with counts 15 and 16 (an erroneous program), so rank 0's receive is
+ * truncated.  Run with coll_rabred_allreduce_algorithm recursive_doubling:
+ * at p = 2 it is a single exchange, so both ranks finish.  Rank 0 must get
+ * the request's own error class, MPI_ERR_TRUNCATE (Open MPI's wait_all
+ * reports MPI_ERR_IN_STATUS and leaves the failed request to the caller).
+ *
+ * Exits 0 when every rank got the error it should and the communicator
+ * still works afterwards.
  */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 /* never called: the call fails before any reduction */
 static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -23,6 +33,42 @@ static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
     (void)type;
 }
 
+/* Ranks 0 and 1 only (the others sit out on their own communicator). */
+static int truncated_round(int rank)
+{
+    MPI_Comm pair;
+    MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : 1, rank, &pair);
+    MPI_Comm_set_errhandler(pair, MPI_ERRORS_RETURN);
+    int failures = 0;
+    if (rank < 2) {
+        int in[16], out[16];
+        for (int i = 0; i < 16; i++) {
+            in[i] = i;
+            out[i] = -1;
+        }
+        int rc = MPI_Allreduce(in, out, 0 == rank ? 15 : 16, MPI_INT, MPI_SUM, pair);
+        int eclass = MPI_SUCCESS;
+        MPI_Error_class(rc, &eclass);
+        if (0 == rank && MPI_ERR_TRUNCATE != eclass) {
+            fprintf(stderr, "rank 0: want error class MPI_ERR_TRUNCATE (%d), got %d (rc %d)\n",
+                    MPI_ERR_TRUNCATE, eclass, rc);
+            failures++;
+        }
+        int one = 1, two = 0;
+        rc = MPI_Allreduce(&one, &two, 1, MPI_INT, MPI_SUM, pair);
+        if (MPI_SUCCESS != rc || 2 != two) {
+            fprintf(stderr, "rank %d: allreduce after the error: rc=%d sum=%d\n", rank, rc, two);
+            failures++;
+        }
+        if (0 == rank) {
+            printf("test_mpi_errors --truncate: error class %d (MPI_ERR_TRUNCATE is %d), %s\n",
+                   eclass, MPI_ERR_TRUNCATE, failures ? "FAILED" : "ok");
+        }
+    }
+    MPI_Comm_free(&pair);
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -30,6 +76,11 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc > 1 && 0 == strcmp(argv[1], "--truncate")) {
+        failures = size >= 2 ? truncated_round(rank) : 1;
+        MPI_Finalize();
+        return failures ? 1 : 0;
+    }
 
     MPI_Datatype huge;
     MPI_Type_create_resized(MPI_INT, 0, (MPI_Aint)1 << 40, &huge);

@@ -181,6 +181,36 @@ static void test_measured_bruck(void)
     }
 }
 
+/* A forced algorithm that cannot serve the call is replaced by what auto
+ * would do: the rules file first, then the cost model (not the bare
+ * threshold), the reason naming the forced algorithm. */
+static void test_forced_fallback(void)
+{
+    rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
+    static rabred_pricebook_t book;
+    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 4, 0, &model), "fill");
+    const rabred_alg_t *ring = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "ring");
+    const rabred_alg_t *blocks = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "binary_blocks");
+    rabred_rule_t rule = {RABRED_COLL_ALLREDUCE, 1, INT_MAX, 0, INT64_MAX, -1, blocks->id, 0, 3};
+    rabred_rules_t rules = {&rule, 1};
+    rabred_call_t noncommutative = {4, 1 << 17, 0};
+    rabred_choice_t ch;
+
+    rabred_decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
+    rabred_decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &with_rule, &ch);
+    CHECK(blocks == ch.alg && RABRED_WHY_FALLBACK == ch.why && NULL != strstr(ch.reason, "ring") &&
+              NULL != strstr(ch.reason, "r.txt:3"),
+          "forced ring, non-commutative, rule binary_blocks: %s why=%s (%s)",
+          ch.alg ? ch.alg->name : "previous", rabred_why_name(ch.why), ch.reason);
+
+    rabred_decide_ctx_t model_only = {NULL, "none", &book, 0};
+    rabred_decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &model_only, &ch);
+    CHECK(NULL != ch.alg && NULL == rabred_alg_violation(ch.alg, &noncommutative) &&
+              RABRED_WHY_FALLBACK == ch.why && NULL != strstr(ch.reason, "model:"),
+          "forced ring, non-commutative, no rules: %s why=%s (%s)",
+          ch.alg ? ch.alg->name : "previous", rabred_why_name(ch.why), ch.reason);
+}
+
 int main(void)
 {
     test_grid();
@@ -188,5 +218,6 @@ int main(void)
     test_thresholds();
     test_measured_p2();
     test_measured_bruck();
+    test_forced_fallback();
     return rabred_test_summary("test_decide");
 }

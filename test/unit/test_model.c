@@ -166,10 +166,36 @@ static void test_decision_is_oracle(void)
             }
 }
 
+/* A communicator's book is priced once per collective: a program that
+ * alternates MPI_Allreduce and MPI_Reduce must not price on every call
+ * (pricing one collective once cleared the other's flag).  A new segment
+ * size or p prices again, each collective on its next use. */
+static void test_pricebook_ensure(void)
+{
+    static rabred_pricebook_t book; /* zeroed, as in a new module */
+    int fills = 0, filled = 0;
+    for (int call = 0; call < 6; call++) {
+        rabred_coll_t coll = call % 2 ? RABRED_COLL_REDUCE : RABRED_COLL_ALLREDUCE;
+        CHECK(RABRED_OK == rabred_pricebook_ensure(&book, coll, 6, SEG, &models[0], &filled),
+              "ensure call %d", call);
+        fills += filled;
+    }
+    CHECK(2 == fills, "alternating collectives priced %d times, want 2", fills);
+    rabred_pricebook_ensure(&book, RABRED_COLL_ALLREDUCE, 6, 2 * SEG, &models[0], &filled);
+    CHECK(1 == filled && 2 * SEG == book.seg_bytes, "a new segment size did not price again");
+    rabred_pricebook_ensure(&book, RABRED_COLL_REDUCE, 6, 2 * SEG, &models[0], &filled);
+    CHECK(1 == filled, "reduce not priced again for the new segment size");
+    rabred_pricebook_ensure(&book, RABRED_COLL_REDUCE, 7, 2 * SEG, &models[0], &filled);
+    CHECK(1 == filled && 7 == book.p, "a new p did not price again");
+    rabred_pricebook_ensure(&book, RABRED_COLL_REDUCE, 7, 2 * SEG, &models[0], &filled);
+    CHECK(0 == filled, "a current book priced again");
+}
+
 int main(void)
 {
     test_closed_forms();
     test_prices();
     test_decision_is_oracle();
+    test_pricebook_ensure();
     return rabred_test_summary("test_model");
 }

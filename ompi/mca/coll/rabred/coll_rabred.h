@@ -102,8 +102,7 @@ typedef struct {
     mca_coll_base_module_t *previous_reduce_module;
     rabred_plan_t plan; /* reused by every call on this communicator */
     rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
-    rabred_pricebook_t *book;            /* the cost model for this p, priced lazily */
-    int priced[RABRED_NCOLLS];
+    rabred_pricebook_t book;             /* the cost model for this p, priced lazily */
     mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
     rabred_estimate_t est;    /* arrival offsets learned on this communicator */
     struct {                  /* the last arrival-aware choice (coll_rabred_arrival.c) */

@@ -11,8 +11,10 @@
  * 2^31 bytes are fine; counts go to the PML as size_t.
  *
  * Errors: the first PML or allocation error is returned as the real OMPI
- * code; requests already posted in the failing round are cancelled and
- * released, never leaked.
+ * code (a failed request's own error, not MPI_ERR_IN_STATUS); requests
+ * still posted are cancelled and released, never leaked.  One the PML
+ * cannot cancel may still touch the buffers, so the caller leaks its
+ * temporaries after an error (run_plan).
  */
 #include "coll_rabred.h"
 
@@ -205,6 +207,30 @@ static int post_group(const rabred_plan_t *plan, int a, int b, char *bufs[RABRED
     return rc;
 }
 
+/* Waits for every request of a posted round.  On failure Open MPI's
+ * wait_all frees only the requests that succeeded and reports
+ * MPI_ERR_IN_STATUS: return the first failed request's own error (e.g.
+ * MPI_ERR_TRUNCATE) instead, and keep the count so that the caller's
+ * release() frees the failed and unfinished ones. */
+static int wait_round(rabred_reqs_t *cur)
+{
+    if (0 == cur->n) {
+        return OMPI_SUCCESS;
+    }
+    int rc = ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE);
+    if (OMPI_SUCCESS == rc) {
+        cur->n = 0;
+        return rc;
+    }
+    for (int i = 0; i < cur->n; i++) {
+        ompi_request_t *r = cur->reqs[i];
+        if (MPI_REQUEST_NULL != r && REQUEST_COMPLETE(r) && MPI_SUCCESS != r->req_status.MPI_ERROR) {
+            return r->req_status.MPI_ERROR;
+        }
+    }
+    return rc;
+}
+
 /* Runs the rounds in order, a group of joined rounds as one (post all,
  * wait for all, then its local steps), and posts the next round (or part
  * of it) before a round's local steps whenever the plan allows it
@@ -219,9 +245,7 @@ static int run_rounds(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
     int rc = post_group(plan, a, b, bufs, dtype, tag, comm, &q[0]);
     for (int g = 0; a < plan->nrounds && OMPI_SUCCESS == rc; g++) {
         rabred_reqs_t *cur = &q[g & 1], *next = &q[(g + 1) & 1];
-        rc = cur->n > 0 ? ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE)
-                        : OMPI_SUCCESS;
-        cur->n = 0;
+        rc = wait_round(cur);
         int more = b < plan->nrounds;
         int c = more ? group_end(plan, b, input_is_acc) : b; /* the next group: [b, c) */
         int singles = b == a + 1 && c == b + 1;

@@ -28,8 +28,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     rabred_plan_init(&m->plan);
     memset(m->scratch, 0, sizeof(m->scratch));
     memset(m->rules, 0, sizeof(m->rules));
-    m->book = NULL;
-    memset(m->priced, 0, sizeof(m->priced));
+    memset(&m->book, 0, sizeof(m->book));
     memset(&m->est, 0, sizeof(m->est));
     memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     m->last_exit = 0;
@@ -53,7 +52,6 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         rabred_rules_free(&m->rules[coll]);
     }
-    free(m->book);
     rabred_estimate_fini(&m->est);
 }
 
@@ -120,26 +118,18 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
     return &m->super;
 }
 
-/* The cost model for this communicator's size, priced on first use (and
- * again if the segment size changed through MPI_T).  NULL when memory is
- * short: the decision then uses the short/long threshold. */
+/* The cost model for this communicator's size, priced on first use of
+ * each collective (and again if the segment size changed through MPI_T).
+ * NULL if the simulator ran out of memory: the decision then uses the
+ * short/long threshold.  The book lives in the module, so no rank lacks it
+ * for want of memory while the others decide by the model. */
 static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll,
                                             int p)
 {
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    int64_t seg = c->segment_size;
-    if (NULL == m->book && NULL == (m->book = calloc(1, sizeof(*m->book)))) {
-        return NULL;
-    }
-    if (!m->priced[coll] || m->book->seg_bytes != seg) {
-        rabred_model_t model = mca_coll_rabred_model();
-        if (RABRED_OK != rabred_pricebook_fill(m->book, coll, p, seg, &model)) {
-            return NULL;
-        }
-        memset(m->priced, 0, sizeof(m->priced)); /* a new segment size: price again */
-        m->priced[coll] = 1;
-    }
-    return m->book;
+    rabred_model_t model = mca_coll_rabred_model();
+    int rc = rabred_pricebook_ensure(&m->book, coll, p, mca_coll_rabred_component.segment_size,
+                                     &model, NULL);
+    return RABRED_OK == rc ? &m->book : NULL;
 }
 
 static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
@@ -181,6 +171,12 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
     }
 
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
+    if (RABRED_WHY_FALLBACK == choice->why && NULL == ctx.book && call.p > 1) {
+        /* a forced algorithm that cannot serve this call: the decision
+         * that replaces it is auto's, cost model included */
+        ctx.book = price_book(m, coll, call.p);
+        rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
+    }
     if (NULL != estimating && *estimating && RABRED_WHY_DECISION != choice->why) {
         /* forced or by a rule: only an arrival-aware algorithm reads the
          * estimate, and it gets a fresh one every call; for the others an
@@ -232,9 +228,25 @@ static int plan_error(int rc)
     return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
 }
 
-/* Build this rank's plan, allocate what it names, run it, free. */
+/* After a failed execution a transfer the PML could not cancel may still
+ * read or write the temporaries: leak them (and forget the scratch they
+ * came from) rather than free or reuse memory it may touch. */
+static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_scratch_t scratch[3])
+{
+    for (int i = 0; i < 3; i++) {
+        if (NULL != t[i].buf && NULL == t[i].raw) { /* from the scratch */
+            scratch[i].raw = NULL;
+            scratch[i].cap = 0;
+        }
+        t[i].raw = t[i].buf = NULL;
+    }
+}
+
+/* Build this rank's plan, allocate what it names, run it, free.  `acc` is
+ * the caller's result buffer when acc_given, which may be a null pointer:
+ * Open MPI's MPI_BOTTOM, with a datatype of absolute addresses. */
 static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
-                    const rabred_plan_args_t *args, char *input, char *acc,
+                    const rabred_plan_args_t *args, char *input, char *acc, int acc_given,
                     struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                     struct ompi_communicator_t *comm)
 {
@@ -248,13 +260,17 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
     char *bufs[RABRED_NBUFS] = {input, acc, NULL, NULL};
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
-        if (NULL == bufs[which[i]] && m->plan.uses[which[i]]) {
+        int given = RABRED_BUF_ACC == which[i] && acc_given;
+        if (!given && m->plan.uses[which[i]]) {
             rc = mca_coll_rabred_tmpbuf_alloc(&t[i], dtype, (size_t)args->count, &m->scratch[i]);
             bufs[which[i]] = t[i].buf;
         }
     }
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_rabred_execute(&m->plan, bufs, dtype, op, tag, comm);
+        if (OMPI_SUCCESS != rc) {
+            abandon_temporaries(t, m->scratch);
+        }
     }
     for (int i = 0; i < 3; i++) {
         mca_coll_rabred_tmpbuf_free(&t[i]);
@@ -292,7 +308,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                                               : NULL,
                                    MPI_IN_PLACE == sbuf};
         char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
-        rc = run_plan(m, choice.alg, &args, input, (char *)rbuf, dtype, op,
+        rc = run_plan(m, choice.alg, &args, input, (char *)rbuf, 1, dtype, op,
                       MCA_COLL_BASE_TAG_ALLREDUCE, comm);
     }
     if (OMPI_SUCCESS == rc && estimating) {
@@ -322,6 +338,6 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                                ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice), NULL,
                                at_root && MPI_IN_PLACE == sbuf};
     char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;
-    return run_plan(m, choice.alg, &args, input, at_root ? (char *)rbuf : NULL, dtype, op,
-                    MCA_COLL_BASE_TAG_REDUCE, comm);
+    return run_plan(m, choice.alg, &args, input, at_root ? (char *)rbuf : NULL, at_root, dtype,
+                    op, MCA_COLL_BASE_TAG_REDUCE, comm);
 }

@@ -284,16 +284,26 @@ void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
                  rabred_coll_name(coll));
         return;
     }
+    /* A forced algorithm that cannot serve the call: decide as auto would
+     * (rules, then the built-in decision), the reason saying why. */
+    char forced_note[80] = "";
     if (NULL != alg) {
-        snprintf(note, sizeof(note), "forced %s %s", alg->name, violation);
+        snprintf(forced_note, sizeof(forced_note), "forced %s %s", alg->name, violation);
     } else if (RABRED_ALG_AUTO != forced) {
-        snprintf(note, sizeof(note), "unknown algorithm id %d", forced);
-    } else if (1 == (rule = by_rule(coll, call, bytes, ctx, choice, note, sizeof(note)))) {
-        return;
+        snprintf(forced_note, sizeof(forced_note), "unknown algorithm id %d", forced);
     }
-    built_in(coll, call, bytes, ctx, choice);
-    if ('\0' != note[0]) {
-        prefix_reason(choice, note);
+    rule = by_rule(coll, call, bytes, ctx, choice, note, sizeof(note));
+    if (1 != rule) {
+        built_in(coll, call, bytes, ctx, choice);
+        if ('\0' != note[0]) {
+            prefix_reason(choice, note);
+        }
+    }
+    if ('\0' != forced_note[0]) {
+        prefix_reason(choice, forced_note);
+    }
+    if (1 == rule && RABRED_ALG_AUTO == forced) {
+        return;
     }
     if ((RABRED_ALG_AUTO != forced || rule < 0) && NULL != choice->alg) {
         choice->why = RABRED_WHY_FALLBACK;

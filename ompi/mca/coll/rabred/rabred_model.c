@@ -130,6 +130,28 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
     return RABRED_OK;
 }
 
+int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
+                            int64_t seg_bytes, const rabred_model_t *model, int *filled)
+{
+    if (NULL != filled) {
+        *filled = 0;
+    }
+    if (book->p != p || book->seg_bytes != seg_bytes) {
+        memset(book->priced, 0, sizeof(book->priced));
+    }
+    if (book->priced[coll]) {
+        return RABRED_OK;
+    }
+    int rc = rabred_pricebook_fill(book, coll, p, seg_bytes, model);
+    if (RABRED_OK == rc) {
+        book->priced[coll] = 1;
+        if (NULL != filled) {
+            *filled = 1;
+        }
+    }
+    return rc;
+}
+
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
                              int index, int64_t bytes)
 {

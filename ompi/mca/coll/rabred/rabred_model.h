@@ -58,12 +58,22 @@ typedef struct {
     int64_t seg_bytes; /* segment size the segmented algorithms were priced with */
     rabred_model_t model;
     rabred_price_t price[RABRED_NCOLLS][2][RABRED_TABLE_MAX]; /* [coll][commutative][index] */
+    int priced[RABRED_NCOLLS]; /* rabred_pricebook_ensure's bookkeeping */
 } rabred_pricebook_t;
 
 /* Price every algorithm of `coll` for p ranks (commutative and not).
  * Returns RABRED_OK, or RABRED_ERR_NOMEM. */
 int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
                           const rabred_model_t *model);
+
+/* Keeps a communicator's book current for `coll`: prices it on first use
+ * and prices again, collective by collective, once p or the segment size
+ * (an MPI_T-writable parameter) changed.  Pricing one collective keeps the
+ * other's prices, so a program alternating MPI_Allreduce and MPI_Reduce
+ * prices each once.  *filled (may be NULL): 1 when this call priced.
+ * Start from a zeroed book.  Returns RABRED_OK, or the fill's error. */
+int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
+                            int64_t seg_bytes, const rabred_model_t *model, int *filled);
 
 /* Predicted seconds for n bytes per rank with table entry `index`, or < 0
  * when it was not priced. */
