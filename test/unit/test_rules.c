@@ -502,7 +502,9 @@ static void test_realistic_classic(void)
     CHECK(RABRED_OK == parse_str(t, &m, &r), "realistic file rejected:\n%s", m.text);
     CHECK(11 == r.n, "%d rules", r.n);
     CHECK(has_msg(&m, 'N', line_of(t, "# bcast"), "bcast rules skipped"), "%s", m.text);
-    CHECK(0 == m.n[RABRED_RULES_WARNING] && 1 == m.n[RABRED_RULES_NOTE], "%s", m.text);
+    CHECK(has_msg(&m, 'N', line_of(t, "its segsize"), "segment size 8192 ignored: ring"),
+          "%s", m.text);
+    CHECK(0 == m.n[RABRED_RULES_WARNING] && 2 == m.n[RABRED_RULES_NOTE], "%s", m.text);
     CHECK(0 == m.unprefixed, "messages without the file name");
     /* comm sizes: [0..15] [16..255] [256..] */
     for (int p = 0; p <= 15; p++) {
@@ -598,6 +600,20 @@ static void test_classic_numbers(void)
     CHECK(RABRED_OK == parse_str(octal, &m, &r), "%s", m.text);
     CHECK(has_msg(&m, 'W', 7, "octal (here 64)"), "%s", m.text);
     CHECK(ring == alg_at(&r, RABRED_COLL_ALLREDUCE, 2, 64, 1), "0100 is 64");
+    rabred_rules_free(&r);
+
+    /* a segment size on a cell whose algorithm does not segment is
+     * dropped, with a note (tuned's files often carry one); on a segmented
+     * one it is kept */
+    const char *segs = "1\n2\n1\n0\n2\n0 4 0 32768\n1048576 5 0 16384\n";
+    msgs_init(&m, "segs");
+    CHECK(RABRED_OK == parse_str(segs, &m, &r), "%s", m.text);
+    CHECK(has_msg(&m, 'N', 6, "segment size 32768 ignored: ring does not segment") &&
+              0 == m.n[RABRED_RULES_WARNING],
+          "%s", m.text);
+    CHECK(2 == r.n && 0 == r.rules[0].segsize && 16384 == r.rules[1].segsize,
+          "segment sizes kept: %lld %lld", r.n > 0 ? (long long)r.rules[0].segsize : -1LL,
+          r.n > 1 ? (long long)r.rules[1].segsize : -1LL);
     rabred_rules_free(&r);
 
     msgs_init(&m, "hex");
@@ -844,6 +860,12 @@ static void test_named_errors(void)
     for (int i = 0; i < n; i++) {
         used += (size_t)snprintf(text + used, sizeof(text) - used, "%s\n", bad[i].line);
     }
+    /* no communicator has fewer than one rank (apart: the list above is
+     * at the parser's cap of 20 errors) */
+    expect_error_str("no_comm_lt1", "allreduce comm_size<1 alg=ring\n", 1,
+                     "no communicator size satisfies");
+    expect_error_str("no_comm_0", "reduce comm_size=0 alg=binomial\n", 1,
+                     "no communicator size satisfies");
     msgs_init(&m, "errors.rules");
     CHECK(RABRED_ERR_ARG == parse_str(text, &m, &r) && NULL == r.rules, "errors accepted");
     for (int i = 0; i < n; i++) {

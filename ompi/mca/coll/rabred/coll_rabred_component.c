@@ -19,6 +19,7 @@
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "ompi/mca/rte/rte.h"
 #include "opal/util/output.h"
+#include "opal/util/proc.h"
 
 const char *mca_coll_rabred_component_version_string = "Open MPI rabred collective MCA component";
 
@@ -39,7 +40,8 @@ static int rabred_close(void);
  * searches the size there. */
 #define RABRED_DEFAULT_SEGMENT_BYTES 0
 /* 64 MiB: covers the sizes where malloc's page faults rival shared-memory
- * transfer time, while a communicator holds at most 128 MiB. */
+ * transfer time, while a communicator holds at most 192 MiB (three
+ * temporaries: ACC, TMP, TMP2). */
 #define RABRED_DEFAULT_CACHE_BYTES (64 << 20)
 
 mca_coll_rabred_component_t mca_coll_rabred_component = {
@@ -320,7 +322,7 @@ static int rabred_register(void)
                        MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",
                        "Temporaries up to this many bytes are kept between calls on a "
-                       "communicator (at most two per communicator) instead of being "
+                       "communicator (at most three per communicator) instead of being "
                        "allocated and freed each call; 0 disables the cache",
                        RABRED_DEFAULT_CACHE_BYTES, 0, &c->cache_bytes);
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
@@ -367,10 +369,16 @@ static void load_rules(mca_coll_rabred_component_t *c)
     }
     int rc = rabred_rules_load(c->rules_file, &c->rules, report_rules, NULL);
     if (RABRED_OK != rc) {
-        if (rules_speaker()) {
-            opal_output(0, "coll:rabred: rules file %s rejected; using the built-in decision",
-                        c->rules_file);
-        }
+        /* Said on every rank that fails: a file missing on some nodes only
+         * would make ranks decide differently (and the call hang), so the
+         * admin must see which ranks went without it. */
+        opal_output(0,
+                    "coll:rabred: rank %u (%s): rules file %s rejected%s; using the built-in "
+                    "decision",
+                    (unsigned)OMPI_PROC_MY_NAME->vpid,
+                    NULL != opal_process_info.nodename ? opal_process_info.nodename : "?",
+                    c->rules_file,
+                    rules_speaker() ? "" : " (why: see rank 0, or set coll_rabred_verbose 1)");
         return;
     }
     opal_output_verbose(1, c->output, "coll:rabred: rules file %s: %d rules loaded",

@@ -677,6 +677,11 @@ static void emit_comm_entry(parser_t *ps, const block_t *b, const comm_entry_t *
             rabred_rule_t r = {b->coll, comm_lo, comm_hi, lo, hi, -1, 0, 0, me->line};
             r.alg_id = map_tuned_alg(ps, b->coll, me->alg, me->line);
             r.segsize = alg_segments(b->coll, r.alg_id) ? me->segsize : 0;
+            if (me->segsize > 0 && 0 == r.segsize && RABRED_ALG_AUTO != r.alg_id) {
+                report(&ps->rep, RABRED_RULES_NOTE, me->line,
+                       "segment size %lld ignored: %s does not segment", (long long)me->segsize,
+                       alg_name(b->coll, r.alg_id));
+            }
             add_rule(ps, &r);
         }
     }
@@ -1039,10 +1044,11 @@ static void finish_named_rule(parser_t *ps, named_rule_t *nr)
                "no alg=: each rule names an algorithm, auto or previous");
         return;
     }
-    if (nr->comm_lo > nr->comm_hi || nr->msg_lo > nr->msg_hi) {
+    if (nr->comm_lo > nr->comm_hi || nr->comm_hi < 1 || nr->msg_lo > nr->msg_hi) {
         report(&ps->rep, RABRED_RULES_ERROR, nr->line,
                "contradictory conditions: no %s satisfies them",
-               nr->comm_lo > nr->comm_hi ? "communicator size" : "message size");
+               nr->comm_lo > nr->comm_hi || nr->comm_hi < 1 ? "communicator size"
+                                                            : "message size");
         ok = 0;
     }
     if (NULL == alg && nr->have_segsize) {
