@@ -181,6 +181,34 @@ static void test_measured_bruck(void)
     }
 }
 
+/* The p >= 13 line that prefers bruck to the rings from 1 MiB stops at
+ * 8 MiB: at p = 16, 16 MiB the neighbour ring measured 0.85x bruck
+ * (bench/results/full16m-20261122).  Above it the model decides: the
+ * neighbour ring at powers of two, where bruck ends with a same-peer
+ * exchange; elsewhere the two tie (p = 12, 16 MiB: 3.33 and 3.37 s) and
+ * either may win the rounding. */
+static void test_measured_rings_large(void)
+{
+    static rabred_pricebook_t book;
+    rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
+    int ps[] = {13, 16, 24, 32};
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        int p = ps[k];
+        rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &model);
+        rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+        for (int64_t bytes = 1 << 20; bytes <= 64 << 20; bytes *= 2) {
+            rabred_call_t call = {p, bytes / 8, 1};
+            rabred_choice_t ch;
+            rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+            int pof2 = rabred_pof2_floor(p) == p;
+            const char *want = bytes < (8 << 20) ? "bruck" : "segmented_ring";
+            int tie = bytes >= (8 << 20) && !pof2 && 0 == strcmp(ch.alg->name, "bruck");
+            CHECK(0 == strcmp(ch.alg->name, want) || tie, "p=%d, %lld B: %s, want %s (%s)", p,
+                  (long long)bytes, ch.alg->name, want, ch.reason);
+        }
+    }
+}
+
 /* A forced algorithm that cannot serve the call is replaced by what auto
  * would do: the rules file first, then the cost model (not the bare
  * threshold), the reason naming the forced algorithm. */
@@ -218,6 +246,7 @@ int main(void)
     test_thresholds();
     test_measured_p2();
     test_measured_bruck();
+    test_measured_rings_large();
     test_forced_fallback();
     return rabred_test_summary("test_decide");
 }

@@ -58,9 +58,17 @@ static const rabred_measured_t measured[] = {
     /* From 1 MiB at p >= 13: at p = 16 the rings took 1.11-1.22x the best
      * tuned algorithm, bruck (lg p rounds) 0.91-0.96x (full-20261121) and
      * 0.99-1.04x in the rerun, though the model prices bruck's last,
-     * same-peer step dearer.  Below 1 MiB the rerun had the rings ahead. */
-    {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0, 0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 1024 * KIB, INT64_MAX, 2.0, 0},
+     * same-peer step dearer.  Below 1 MiB the rerun had the rings ahead.
+     * At 16 MiB the neighbour ring was ahead again (p = 16, full16m-
+     * 20261122: 4.18 s against bruck's 4.89 s, tuned's ring 4.10 s), and
+     * at 4 MiB they were even (full5-20261122: 1.25-1.36 s against 1.29 s),
+     * so the line stops at 8 MiB, between the two.  Above, the model
+     * decides: at powers of two it prefers the neighbour ring (bruck's
+     * last step there is a same-peer exchange), elsewhere it ties the two
+     * and a rounding picks bruck, as measured fair at p = 12, 16 MiB
+     * (bruck 3.37 s, the neighbour ring 3.33 s). */
+    {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
     /* p = 9..15 below 1 MiB: the model prices bruck and the neighbour ring
      * within 0.1% of each other there, so a rounding picked bruck; at
      * p = 12 the rings were ahead at 64 and 256 KiB in both full runs
