@@ -163,20 +163,32 @@ static void test_measured_p2(void)
  * where bruck and the neighbour ring tie, below 1 MiB the ring
  * (bench/results/full5-20261122, p = 12: 68 against 76 ms at 256 KiB),
  * from 1 MiB bruck, as before (250 against 275 ms at 1 MiB). */
-static void test_measured_bruck(void)
+/* What auto picks for an allreduce of `bytes` per rank on p ranks, with
+ * the component's default model and no rules. */
+static const char *auto_pick(int p, int64_t bytes, char *reason, size_t len)
 {
     static rabred_pricebook_t book;
     rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
-    for (int p = 9; p <= 15; p++) {
+    if (book.p != p) {
         rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &model);
-        rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+    }
+    rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+    rabred_call_t call = {p, bytes / 8, 1};
+    rabred_choice_t ch;
+    rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+    snprintf(reason, len, "%s", ch.reason);
+    return NULL != ch.alg ? ch.alg->name : "previous";
+}
+
+static void test_measured_bruck(void)
+{
+    char why[256];
+    for (int p = 9; p <= 15; p++) {
         for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 2) {
-            rabred_call_t call = {p, bytes / 8, 1};
-            rabred_choice_t ch;
-            rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+            const char *got = auto_pick(p, bytes, why, sizeof(why));
             const char *want = bytes < (1 << 20) ? "segmented_ring" : "bruck";
-            CHECK(0 == strcmp(ch.alg->name, want), "p=%d, %lld B: %s, want %s (%s)", p,
-                  (long long)bytes, ch.alg->name, want, ch.reason);
+            CHECK(0 == strcmp(got, want), "p=%d, %lld B: %s, want %s (%s)", p, (long long)bytes,
+                  got, want, why);
         }
     }
 }
@@ -189,22 +201,16 @@ static void test_measured_bruck(void)
  * either may win the rounding. */
 static void test_measured_rings_large(void)
 {
-    static rabred_pricebook_t book;
-    rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
+    char why[256];
     int ps[] = {13, 16, 24, 32};
     for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
-        int p = ps[k];
-        rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &model);
-        rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+        int p = ps[k], pof2 = rabred_pof2_floor(p) == p;
         for (int64_t bytes = 1 << 20; bytes <= 64 << 20; bytes *= 2) {
-            rabred_call_t call = {p, bytes / 8, 1};
-            rabred_choice_t ch;
-            rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
-            int pof2 = rabred_pof2_floor(p) == p;
+            const char *got = auto_pick(p, bytes, why, sizeof(why));
             const char *want = bytes < (8 << 20) ? "bruck" : "segmented_ring";
-            int tie = bytes >= (8 << 20) && !pof2 && 0 == strcmp(ch.alg->name, "bruck");
-            CHECK(0 == strcmp(ch.alg->name, want) || tie, "p=%d, %lld B: %s, want %s (%s)", p,
-                  (long long)bytes, ch.alg->name, want, ch.reason);
+            int tie = bytes >= (8 << 20) && !pof2 && 0 == strcmp(got, "bruck");
+            CHECK(0 == strcmp(got, want) || tie, "p=%d, %lld B: %s, want %s (%s)", p,
+                  (long long)bytes, got, want, why);
         }
     }
 }
