@@ -310,9 +310,6 @@ void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
     if ('\0' != forced_note[0]) {
         prefix_reason(choice, forced_note);
     }
-    if (1 == rule && RABRED_ALG_AUTO == forced) {
-        return;
-    }
     if ((RABRED_ALG_AUTO != forced || rule < 0) && NULL != choice->alg) {
         choice->why = RABRED_WHY_FALLBACK;
     }

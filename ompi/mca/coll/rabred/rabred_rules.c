@@ -1044,11 +1044,11 @@ static void finish_named_rule(parser_t *ps, named_rule_t *nr)
                "no alg=: each rule names an algorithm, auto or previous");
         return;
     }
-    if (nr->comm_lo > nr->comm_hi || nr->comm_hi < 1 || nr->msg_lo > nr->msg_hi) {
+    int no_comm = nr->comm_lo > nr->comm_hi || nr->comm_hi < 1; /* no communicator is empty */
+    if (no_comm || nr->msg_lo > nr->msg_hi) {
         report(&ps->rep, RABRED_RULES_ERROR, nr->line,
                "contradictory conditions: no %s satisfies them",
-               nr->comm_lo > nr->comm_hi || nr->comm_hi < 1 ? "communicator size"
-                                                            : "message size");
+               no_comm ? "communicator size" : "message size");
         ok = 0;
     }
     if (NULL == alg && nr->have_segsize) {
