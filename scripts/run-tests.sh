@@ -207,6 +207,45 @@ for f in rules.txt rules-tuned.txt; do
     fi
 done
 
+# Ranks that disagree on rabred's settings hand the communicator to the
+# component below (coll_rabred_agree.c) instead of running plans that do
+# not match (a hang or wrong blocks): a rules file only rank 1 has, an
+# algorithm forced on rank 2 only, a rules file rank 0 cannot find while
+# the others load it.  The same rules in another wording agree.
+# test_mpi_agree checks every result and, with rabred's counters, that
+# every call (or none) was handed down on every rank.
+on_rank=test/mpi/env-on-rank.sh
+agree=test/mpi/test_mpi_agree
+rules_reworded=$logs/rules-named-reworded.txt
+printf 'allreduce   msg_size<=1048576 comm_size>=2 alg=binary_blocks # the same\n\nreduce commutative=yes alg=ring\n' >"$rules_reworded"
+run_mpi agree-differ-rules-np3 3 "$on_rank" 1 OMPI_MCA_coll_rabred_rules_file="$rules_ok" -- \
+    "$agree" differ
+run_mpi agree-differ-param-np4 4 "$on_rank" 2 OMPI_MCA_coll_rabred_allreduce_algorithm=ring -- \
+    "$agree" differ
+run_mpi agree-differ-missing-np3 3 "$on_rank" 0 \
+    OMPI_MCA_coll_rabred_rules_file="$logs/no-such-rules.txt" -- "$agree" differ \
+    --mca coll_rabred_rules_file "$rules_ok"
+run_mpi agree-same-rules-np3 3 "$on_rank" 2 OMPI_MCA_coll_rabred_rules_file="$rules_reworded" -- \
+    "$agree" agree --mca coll_rabred_rules_file "$rules_ok"
+warned() { # log rules-verdict parameters-verdict: rank 0 warned for both communicators
+    [ "$(grep -c "do not agree on rabred's settings (the rules file's rules: $2; the coll_rabred_\* parameters: $3)" "$1")" = 2 ]
+}
+for case in rules-np3:differ:same param-np4:same:differ missing-np3:differ:same; do
+    IFS=: read -r run rules_verdict param_verdict <<<"$case"
+    log=$logs/agree-differ-$run.log
+    if warned "$log" "$rules_verdict" "$param_verdict"; then
+        pass "agree-differ-$run-warned"
+    else
+        fail "agree-differ-$run-warned" "$log"
+    fi
+done
+false_alarms=$(grep -l "do not agree on rabred's settings" "$logs"/*.log | grep -v '/agree-differ-' || true)
+if [ -z "$false_alarms" ]; then
+    pass agree-no-false-alarm
+else
+    fail agree-no-false-alarm "$(echo "$false_alarms" | head -1)"
+fi
+
 plan_log=$logs/rabred-plan.log
 if ./tools/rabred-plan --alg rabenseifner -p 8 --count 1024 --cost >"$plan_log" 2>&1 &&
    grep -qx "alpha=6 beta=1.75 gamma=0.875" "$plan_log" &&

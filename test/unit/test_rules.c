@@ -1102,6 +1102,71 @@ static void test_prune_lookup(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Tests: digest                                                      */
+
+static uint64_t digest_of(const char *text)
+{
+    msgs_t m;
+    rabred_rules_t r;
+    msgs_init(&m, "digest");
+    if (RABRED_OK != parse_str(text, &m, &r)) {
+        fprintf(stderr, "test bug: digest sample refused:\n%s", m.text);
+        exit(2);
+    }
+    uint64_t h = rabred_rules_digest(RABRED_DIGEST_INIT, &r);
+    rabred_rules_free(&r);
+    return h;
+}
+
+/* The ranks compare digests to be sure they decide alike: the digest must
+ * follow what the rules decide, and only that. */
+static void test_digest(void)
+{
+    const char *base = "allreduce comm_size>=4 msg_size>=64K alg=ring\nreduce alg=binomial\n";
+    const char *changed[] = {
+        "allreduce comm_size>=5 msg_size>=64K alg=ring\nreduce alg=binomial\n",
+        "allreduce comm_size>=4 msg_size>=64K alg=bruck\nreduce alg=binomial\n",
+        "allreduce comm_size>=4 msg_size>=64K alg=segmented_ring\nreduce alg=binomial\n",
+        "allreduce comm_size>=4 msg_size>=64K commutative=yes alg=ring\nreduce alg=binomial\n",
+        "reduce alg=binomial\nallreduce comm_size>=4 msg_size>=64K alg=ring\n", /* order */
+        "allreduce comm_size>=4 msg_size>=64K alg=ring\n",
+    };
+    rabred_rules_t none = {NULL, 0};
+    uint64_t h = digest_of(base), empty = rabred_rules_digest(RABRED_DIGEST_INIT, &none);
+    CHECK(h == digest_of("# the same rules\n\n  allreduce  msg_size>=65536   comm_size>=4 "
+                         "alg=ring  # a comment\nreduce alg=binomial\n"),
+          "comments, spacing, line numbers and the order of conditions changed the digest");
+    for (size_t i = 0; i < sizeof(changed) / sizeof(changed[0]); i++) {
+        CHECK(h != digest_of(changed[i]), "digest unchanged by a different rule set:\n%s",
+              changed[i]);
+    }
+    CHECK(digest_of(changed[2]) != digest_of("allreduce comm_size>=4 msg_size>=64K "
+                                             "alg=segmented_ring segsize=32K\nreduce alg=binomial\n"),
+          "a segment size did not change the digest");
+    CHECK(h == digest_of("allreduce comm_size>=4 msg_size>=64K alg=ring segsize=32K\n"
+                         "reduce alg=binomial\n"),
+          "a segment size the ring ignores (dropped with a note) changed the digest");
+    CHECK(empty != h, "no rules digest like some rules");
+    CHECK(empty == rabred_rules_digest(RABRED_DIGEST_INIT, NULL), "NULL rules: not as none");
+    CHECK(RABRED_DIGEST_INIT == rabred_digest(RABRED_DIGEST_INIT, "x", 0), "0 bytes changed h");
+    CHECK(rabred_digest(RABRED_DIGEST_INIT, "ab", 2) != rabred_digest(RABRED_DIGEST_INIT, "ba", 2),
+          "byte order not digested");
+
+    /* a classic file and its named rewrite decide alike, and digest alike */
+    msgs_t m;
+    rabred_rules_t classic, named;
+    msgs_init(&m, "realistic");
+    CHECK(RABRED_OK == parse_str(realistic_classic, &m, &classic), "%s", m.text);
+    CHECK(RABRED_OK == write_and_parse(rabred_rules_write_named, &classic, &named, NULL),
+          "named rewrite of the classic sample");
+    CHECK(rabred_rules_digest(RABRED_DIGEST_INIT, &classic) ==
+              rabred_rules_digest(RABRED_DIGEST_INIT, &named),
+          "a classic file and its named rewrite digest differently");
+    rabred_rules_free(&classic);
+    rabred_rules_free(&named);
+}
+
+/* ------------------------------------------------------------------ */
 /* Tests: writers                                                     */
 
 static void test_write_named(void)
@@ -1440,6 +1505,7 @@ int main(void)
     test_rule_limit();
     test_load();
     test_prune_lookup();
+    test_digest();
     test_write_named();
     test_write_classic_roundtrip();
     test_write_classic_gaps();

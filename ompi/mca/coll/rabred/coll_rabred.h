@@ -94,6 +94,9 @@ typedef struct {
 #define RABRED_HINT_KEY "rabred_arrival"
 #define RABRED_HINT_TEXT_MAX 256
 
+/* mca_coll_rabred_module_t.agreement (coll_rabred_agree.c) */
+enum { RABRED_SETTINGS_UNCHECKED = 0, RABRED_SETTINGS_AGREE = 1, RABRED_SETTINGS_DIFFER = -1 };
+
 typedef struct {
     mca_coll_base_module_t super;
     mca_coll_base_module_allreduce_fn_t previous_allreduce;
@@ -116,6 +119,7 @@ typedef struct {
     rabred_hint_t hint;       /* the communicator's "rabred_arrival" info, parsed */
     int hint_changes_seen;    /* hints set anywhere when it was last read; -1: never */
     char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */
+    int agreement;            /* do the ranks decide alike?  RABRED_SETTINGS_* */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -153,6 +157,11 @@ void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_ca
                                     int64_t seg_count, rabred_choice_t *choice);
 int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                 double t_in);
+
+/* Compare the ranks' rules and parameters (coll_rabred_agree.c): sets
+ * m->agreement on every rank alike; collective over comm.  OMPI_SUCCESS,
+ * or the exchange's error (m->agreement then stays unchecked). */
+int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 
 /* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
  * INPUT, ACC, TMP and TMP2 base addresses (element 0 of each, lower bound

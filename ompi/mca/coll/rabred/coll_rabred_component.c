@@ -283,7 +283,9 @@ static void register_rules_file(mca_coll_rabred_component_t *c)
         "commutativity: coll/tuned's classic dynamic-rules format (allreduce id 2, reduce id 11, "
         "tuned's algorithm ids) or rabred's named format, e.g. 'allreduce comm_size>=16 "
         "msg_size>=64K alg=binary_blocks' (README, 'Rules files'). Must be the same on every "
-        "rank. Errors are reported as file:line and the built-in decision is used",
+        "rank (checked at a communicator's first call: where the ranks' rules differ, its calls "
+        "go to the component below). Errors are reported as file:line and the built-in "
+        "decision is used",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ,
         &c->rules_file);
 }
@@ -369,8 +371,9 @@ static void load_rules(mca_coll_rabred_component_t *c)
     }
     int rc = rabred_rules_load(c->rules_file, &c->rules, report_rules, NULL);
     if (RABRED_OK != rc) {
-        /* Said on every rank that fails: a file missing on some nodes only
-         * would make ranks decide differently (and the call hang), so the
+        /* Said on every rank that fails: when the file is missing on some
+         * nodes only, the ranks' settings differ, and the communicators
+         * they share go to the component below (coll_rabred_agree.c); the
          * admin must see which ranks went without it. */
         opal_output(0,
                     "coll:rabred: rank %u (%s): rules file %s rejected%s; using the built-in "

@@ -35,6 +35,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->hint = RABRED_HINT_AUTO;
     m->hint_changes_seen = -1;
     strcpy(m->hint_text, "auto");
+    m->agreement = RABRED_SETTINGS_UNCHECKED;
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -278,11 +279,42 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     return rc;
 }
 
+/* 1 when the ranks of comm decide alike, 0 when they do not (the call
+ * then goes to the component below, counted and said as such), or an
+ * error of the first call's check. */
+static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int64_t bytes,
+                          struct ompi_communicator_t *comm)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    if (RABRED_SETTINGS_UNCHECKED == m->agreement) {
+        int rc = mca_coll_rabred_agree(m, comm);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (RABRED_SETTINGS_AGREE == m->agreement) {
+        return 1;
+    }
+    c->calls[coll][0]++;
+    if (c->verbose >= 2) {
+        opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=previous why=disagreement "
+                    "(the ranks' rabred settings differ)", rabred_coll_name(coll),
+                    ompi_comm_size(comm), (long long)bytes);
+    }
+    return 0;
+}
+
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    int agree = settings_agree(m, RABRED_COLL_ALLREDUCE, call_bytes(count, dtype), comm);
+    if (agree <= 0) {
+        return agree < 0 ? agree
+                         : m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                                 m->previous_allreduce_module);
+    }
     int estimating = mca_coll_rabred_arrival_wanted(m, comm, call_bytes(count, dtype));
     if (estimating < 0) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -322,6 +354,12 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            mca_coll_base_module_t *module)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    int agree = settings_agree(m, RABRED_COLL_REDUCE, call_bytes(count, dtype), comm);
+    if (agree <= 0) {
+        return agree < 0 ? agree
+                         : m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                              m->previous_reduce_module);
+    }
     rabred_choice_t choice;
     choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, NULL, &choice);
     if (NULL == choice.alg) {

@@ -1297,6 +1297,32 @@ const rabred_rule_t *rabred_rules_lookup(const rabred_rules_t *pruned, int64_t b
 }
 
 /* ------------------------------------------------------------------ */
+/* Digest                                                             */
+
+uint64_t rabred_digest(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *bytes = data;
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ bytes[i]) * 0x100000001b3ULL; /* FNV-1a's 64-bit prime */
+    }
+    return h;
+}
+
+uint64_t rabred_rules_digest(uint64_t h, const rabred_rules_t *rules)
+{
+    int64_t n = NULL != rules ? rules->n : 0;
+    h = rabred_digest(h, &n, sizeof(n));
+    for (int64_t i = 0; i < n; i++) {
+        const rabred_rule_t *r = &rules->rules[i];
+        /* widened into one array: no struct padding gets digested */
+        int64_t fields[] = {r->coll,    r->comm_min,    r->comm_max, r->msg_min,
+                            r->msg_max, r->commutative, r->alg_id,   r->segsize};
+        h = rabred_digest(h, fields, sizeof(fields));
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------ */
 /* Writers                                                            */
 
 /* What the parser can produce: a writer refuses anything else, so what it

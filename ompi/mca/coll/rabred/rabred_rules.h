@@ -91,6 +91,17 @@ int rabred_rules_prune(const rabred_rules_t *all, rabred_coll_t coll, int comm_s
 const rabred_rule_t *rabred_rules_lookup(const rabred_rules_t *pruned, int64_t bytes,
                                          int commutative);
 
+/* A 64-bit digest (FNV-1a) of what the rules decide: every field of every
+ * rule in order, not the line numbers, so files that differ only in
+ * comments, spacing or format (classic against its named rewrite) digest
+ * alike, and an empty list digests like no file at all (both leave every
+ * call to the built-in decision).  The component compares digests across
+ * ranks (coll_rabred_agree.c).  rabred_digest folds `len` bytes into `h`;
+ * start from RABRED_DIGEST_INIT. */
+#define RABRED_DIGEST_INIT 0xcbf29ce484222325ULL
+uint64_t rabred_digest(uint64_t h, const void *data, size_t len);
+uint64_t rabred_rules_digest(uint64_t h, const rabred_rules_t *rules);
+
 /* Writers (used by rabred-tune).  Named: every rule as one line.  Classic:
  * the rules must form tuned's grid (grouped by collective, comm_min then
  * msg_min ascending, commutative -1); algorithms without a tuned id are

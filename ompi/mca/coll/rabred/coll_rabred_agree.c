@@ -1,0 +1,133 @@
+/*
+ * Do the ranks of a communicator decide alike?  Checked once per
+ * communicator, at the first MPI_Allreduce or MPI_Reduce that reaches
+ * rabred on it.
+ *
+ * Why: every rank must run the same algorithm for a call.  Plans of
+ * different algorithms do not match, so ranks that chose differently hang,
+ * or exchange blocks the others do not expect.  The choice reads the rules
+ * file and the coll_rabred_* parameters, which Open MPI requires, but does
+ * not check, to be the same on every rank (MCA_BASE_VAR_SCOPE_ALL_EQ).  They
+ * differ in practice:
+ *   - a rules file on a disk that only some nodes see;
+ *   - a per-node openmpi-mca-params.conf;
+ *   - an `-x OMPI_MCA_coll_rabred_...` given to one application context.
+ *
+ * How: each rank digests what its decisions read (rabred_rules_digest of
+ * its loaded rules; the parameters the decision, the cost model and the
+ * arrival estimate use; the algorithm table's names, which rules and
+ * parameters refer to by id).  The ranks then run one allreduce with MAX
+ * of {rules, ~rules, parameters, ~parameters}: the largest digest and the
+ * complement of the smallest.  Equal means everyone agrees, and every
+ * rank learns the same answer.  It goes by recursive doubling through
+ * rabred's own executor: lg p messages of 32 bytes, once per communicator.
+ *
+ * On disagreement, every rank hands that communicator's calls to the
+ * component below rabred (coll/tuned), whose choice does not read rabred's
+ * settings.  Rank 0 warns once.  With coll_rabred_verbose >= 1 each rank
+ * prints its digests and host, so the odd ones out can be found.
+ *
+ * Not covered: settings changed through MPI_T after the check (those
+ * variables must be set alike on every rank), ranks where rabred is not
+ * selected at all, and a digest collision (two different settings with
+ * equal 64-bit digests; FNV-1a makes that practically impossible by
+ * accident).
+ */
+#include "coll_rabred.h"
+
+#include <string.h>
+
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/op/op.h"
+#include "opal/util/output.h"
+#include "opal/util/proc.h"
+
+/* Everything the choice of an algorithm reads besides the rules file.
+ * Not the priority (it decides whether rabred runs at all, before any
+ * rabred code), the cache size or the verbosity (local effects only). */
+static uint64_t parameters_digest(void)
+{
+    const mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    int64_t ints[2 * RABRED_NCOLLS + 3];
+    double reals[] = {c->alpha, c->beta,           c->gamma,           c->f_alpha,
+                      c->f_beta, c->arrival_weight, c->arrival_min_gain};
+    int n = 0;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        ints[n++] = c->algorithm[coll];
+        ints[n++] = c->short_bytes[coll];
+    }
+    ints[n++] = c->segment_size;
+    ints[n++] = c->arrival_aware;
+    ints[n++] = c->arrival_min_bytes;
+    uint64_t h = rabred_digest(RABRED_DIGEST_INIT, ints, sizeof(ints));
+    h = rabred_digest(h, reals, sizeof(reals));
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size((rabred_coll_t)coll); i++) {
+            const char *name = rabred_table_at((rabred_coll_t)coll, i)->name;
+            h = rabred_digest(h, name, strlen(name) + 1);
+        }
+    }
+    return h;
+}
+
+enum { RULES, RULES_COMPLEMENT, PARAMETERS, PARAMETERS_COMPLEMENT, NDIGESTS };
+
+/* MAX over the ranks of each of the four digests, in place. */
+static int exchange(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                    uint64_t digests[NDIGESTS])
+{
+    uint64_t scratch[NDIGESTS];
+    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, NDIGESTS, 1, 0,
+                               NULL, 1}; /* digests is INPUT and ACC */
+    int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
+    if (RABRED_OK != rc) {
+        return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+    }
+    char *bufs[RABRED_NBUFS] = {(char *)digests, (char *)digests, (char *)scratch, NULL};
+    return mca_coll_rabred_execute(&m->plan, bufs, &ompi_mpi_uint64_t.dt, &ompi_mpi_op_max.op,
+                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+}
+
+static void report(struct ompi_communicator_t *comm, int rules_differ, int parameters_differ,
+                   uint64_t rules, uint64_t parameters)
+{
+    if (0 == ompi_comm_rank(comm)) {
+        opal_output(0,
+                    "coll:rabred: the ranks of %s do not agree on rabred's settings (the rules "
+                    "file's rules: %s; the coll_rabred_* parameters: %s); MPI_Allreduce and "
+                    "MPI_Reduce on it go to the component below rabred. Give every rank the same "
+                    "rules file and values (coll_rabred_verbose 1 shows each rank's digests)",
+                    comm->c_name, rules_differ ? "differ" : "same",
+                    parameters_differ ? "differ" : "same");
+    }
+    opal_output_verbose(1, mca_coll_rabred_component.output,
+                        "coll:rabred: %s rank %d (%s): rules digest %016llx, parameters digest "
+                        "%016llx",
+                        comm->c_name, ompi_comm_rank(comm),
+                        NULL != opal_process_info.nodename ? opal_process_info.nodename : "?",
+                        (unsigned long long)rules, (unsigned long long)parameters);
+}
+
+int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
+{
+    uint64_t rules = rabred_rules_digest(RABRED_DIGEST_INIT, &mca_coll_rabred_component.rules);
+    uint64_t parameters = parameters_digest();
+    uint64_t d[NDIGESTS] = {rules, ~rules, parameters, ~parameters};
+    if (ompi_comm_size(comm) > 1) {
+        int rc = exchange(m, comm, d);
+        if (OMPI_SUCCESS != rc) {
+            return rc; /* unchecked still: the next call tries again */
+        }
+    }
+    /* MAX of ~x is ~(MIN of x): the largest and the smallest digest */
+    int rules_differ = d[RULES] != ~d[RULES_COMPLEMENT];
+    int parameters_differ = d[PARAMETERS] != ~d[PARAMETERS_COMPLEMENT];
+    m->agreement = rules_differ || parameters_differ ? RABRED_SETTINGS_DIFFER
+                                                     : RABRED_SETTINGS_AGREE;
+    if (RABRED_SETTINGS_DIFFER == m->agreement) {
+        report(comm, rules_differ, parameters_differ, rules, parameters);
+    }
+    return OMPI_SUCCESS;
+}
