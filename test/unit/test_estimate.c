@@ -32,6 +32,7 @@
 #include "rabred_decide.h"
 #include "rabred_estimate.h"
 #include "rabred_test.h"
+#include "rabred_test_nomem.h"
 
 static const rabred_model_t MODEL = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5};
 
@@ -394,6 +395,42 @@ static void test_determinism(void)
     rabred_estimate_fini(&b);
 }
 
+/* Out of memory while the arrival-aware choice simulates is an error
+ * (RABRED_ERR_NOMEM), with no pick: the component then fails the call
+ * rather than keep the balanced choice while the other ranks switch.
+ * Every allocation of the choice fails once (p = 6, 1 MiB, rank 0 50 ms
+ * late, where the clean choice is the pre-reduced scatter). */
+static void test_choose_nomem(void)
+{
+    const int p = 6;
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
+    double g[6] = {0.05};
+    rabred_estimate_update(&e, g, 0.5);
+    rabred_estimate_update(&e, g, 0.5);
+    rabred_call_t call = {p, 1 << 17, 1};
+    rabred_arrival_pick_t pick;
+    const rabred_alg_t *ring = alg("segmented_ring");
+    double price = book_price(&MODEL, "segmented_ring", p, 1 << 20);
+    long n = 0;
+    for (;; n++) {
+        rabred_nomem_arm(n);
+        int rc = rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.10, &pick);
+        int fired = rabred_nomem_fired;
+        rabred_nomem_disarm();
+        if (!fired) {
+            CHECK(RABRED_OK == rc && alg("prereduced_scatter") == pick.alg,
+                  "no failure: rc %d, %s", rc, pick.alg ? pick.alg->name : "no pick");
+            break;
+        }
+        CHECK(RABRED_ERR_NOMEM == rc && NULL == pick.alg,
+              "allocation %ld failed: rc %d, pick %s", n, rc, pick.alg ? pick.alg->name : "none");
+    }
+    CHECK(n > 10, "the choice made only %ld allocations", n);
+    printf("arrival-aware choice at p = 6: each of its %ld allocations failed once\n", n);
+    rabred_estimate_fini(&e);
+}
+
 int main(void)
 {
     test_update();
@@ -401,6 +438,7 @@ int main(void)
     test_learning();
     test_choice();
     test_measured_scatter();
+    test_choose_nomem();
     test_pays();
     test_pace();
     test_hint();

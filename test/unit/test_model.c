@@ -20,6 +20,7 @@
 #include "rabred_model.h"
 #include "rabred_sim.h"
 #include "rabred_test.h"
+#include "rabred_test_nomem.h"
 #include "rabred_toolkit.h"
 
 static const rabred_model_t models[] = {
@@ -191,11 +192,49 @@ static void test_pricebook_ensure(void)
     CHECK(0 == filled, "a current book priced again");
 }
 
+/* Out of memory anywhere in pricing is an error (RABRED_ERR_NOMEM), never
+ * a book priced in part: a rank that went on with fewer prices than the
+ * others would choose another algorithm, and the call would hang.  Every
+ * allocation pricing makes fails once; afterwards the book prices in full,
+ * with the same prices as a book that never failed. */
+static void test_pricebook_nomem(void)
+{
+    static rabred_pricebook_t book, clean;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        long n = 0;
+        memset(&clean, 0, sizeof(clean));
+        CHECK(RABRED_OK == rabred_pricebook_ensure(&clean, coll, 6, SEG, &models[0], NULL),
+              "clean book");
+        for (;; n++) {
+            memset(&book, 0, sizeof(book));
+            rabred_nomem_arm(n);
+            int rc = rabred_pricebook_ensure(&book, coll, 6, SEG, &models[0], NULL);
+            int fired = rabred_nomem_fired;
+            rabred_nomem_disarm();
+            if (!fired) {
+                CHECK(RABRED_OK == rc, "%s: no failure, rc %d", rabred_coll_name(coll), rc);
+                break;
+            }
+            CHECK(RABRED_ERR_NOMEM == rc && !book.priced[coll],
+                  "%s: allocation %ld failed; ensure gave %d, priced %d", rabred_coll_name(coll),
+                  n, rc, book.priced[coll]);
+            CHECK(RABRED_OK == rabred_pricebook_ensure(&book, coll, 6, SEG, &models[0], NULL) &&
+                      0 == memcmp(book.price[coll], clean.price[coll], sizeof(clean.price[coll])),
+                  "%s: after failing allocation %ld the book does not price as a clean one",
+                  rabred_coll_name(coll), n);
+        }
+        CHECK(n > 10, "%s: pricing made only %ld allocations", rabred_coll_name(coll), n);
+        printf("pricing %s at p = 6: each of its %ld allocations failed once\n",
+               rabred_coll_name(coll), n);
+    }
+}
+
 int main(void)
 {
     test_closed_forms();
     test_prices();
     test_decision_is_oracle();
     test_pricebook_ensure();
+    test_pricebook_nomem();
     return rabred_test_summary("test_model");
 }

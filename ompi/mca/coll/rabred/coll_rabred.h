@@ -141,8 +141,8 @@ rabred_model_t mca_coll_rabred_model(void);
 
 /* Online arrival estimation (coll_rabred_arrival.c): is this MPI_Allreduce
  * estimated (1), not (0), or out of memory (-1)?  Then the offsets as plans
- * take them, the arrival-aware override of a decision, and the gap exchange
- * after the call. */
+ * take them, the arrival-aware override of a decision (OMPI_SUCCESS, or out
+ * of memory), and the gap exchange after the call. */
 int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                    int64_t bytes);
 /* Subscribe to the communicator's "rabred_arrival" info key (module
@@ -152,7 +152,7 @@ int mca_coll_rabred_arrival_subscribe(struct ompi_communicator_t *comm);
 const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
                                                       struct ompi_datatype_t *dtype,
                                                       rabred_arrival_t *storage);
-void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
+int mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
                                     struct ompi_datatype_t *dtype, double balanced_price,
                                     int64_t seg_count, rabred_choice_t *choice);
 int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,

@@ -152,23 +152,31 @@ static int pick_is_fresh(const mca_coll_rabred_module_t *m, const rabred_call_t 
 }
 
 /* Replace a balanced decision by an arrival-aware algorithm when the model
- * says it pays (rabred_estimate_choose), and say so in the reason. */
-void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
+ * says it pays (rabred_estimate_choose), and say so in the reason.  A
+ * simulation that fails alike on every rank keeps the balanced choice; out
+ * of memory, this rank's alone, is the call's error (the others might
+ * switch). */
+int mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
                                     struct ompi_datatype_t *dtype, double balanced_price,
                                     int64_t seg_count, rabred_choice_t *choice)
 {
     rabred_arrival_pick_t *pick = &m->pick_cache.pick;
     if (!rabred_estimate_may_gain(&m->est, balanced_price,
                                   mca_coll_rabred_component.arrival_min_gain)) {
-        return; /* nothing can gain enough now, whatever an earlier pick said */
+        return OMPI_SUCCESS; /* nothing can gain enough now, whatever an earlier pick said */
     }
     if (!pick_is_fresh(m, call, choice->alg)) {
         rabred_model_t model = mca_coll_rabred_model();
         size_t ts = 0;
         ompi_datatype_type_size(dtype, &ts);
-        if (RABRED_OK != rabred_estimate_choose(&m->est, call, ts, &model, choice->alg,
-                                                balanced_price, seg_count,
-                                                mca_coll_rabred_component.arrival_min_gain, pick)) {
+        int rc = rabred_estimate_choose(&m->est, call, ts, &model, choice->alg, balanced_price,
+                                        seg_count, mca_coll_rabred_component.arrival_min_gain,
+                                        pick);
+        if (RABRED_ERR_NOMEM == rc) {
+            m->pick_cache.at_calls = 0; /* nothing cached */
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        if (RABRED_OK != rc) {
             pick->alg = NULL;
         }
         m->pick_cache.call = *call;
@@ -176,13 +184,14 @@ void mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_ca
         m->pick_cache.at_calls = m->est.calls;
     }
     if (NULL == pick->alg) {
-        return;
+        return OMPI_SUCCESS;
     }
     snprintf(choice->reason, sizeof(choice->reason),
              "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
              rabred_estimate_spread(&m->est) * 1e6, pick->alg->name, pick->best_s * 1e6,
              choice->alg->name, pick->balanced_s * 1e6);
     choice->alg = pick->alg;
+    return OMPI_SUCCESS;
 }
 
 /* After an estimated call: every rank contributes its gap (time from its

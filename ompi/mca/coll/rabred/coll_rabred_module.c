@@ -120,17 +120,19 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
 }
 
 /* The cost model for this communicator's size, priced on first use of
- * each collective (and again if the segment size changed through MPI_T).
- * NULL if the simulator ran out of memory: the decision then uses the
- * short/long threshold.  The book lives in the module, so no rank lacks it
- * for want of memory while the others decide by the model. */
-static const rabred_pricebook_t *price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll,
-                                            int p)
+ * each collective (and again if the segment size changed through MPI_T),
+ * in *book.  Out of memory is the call's error (OMPI_ERR_OUT_OF_RESOURCE):
+ * a rank that decided without the model would run another algorithm than
+ * the others.  The book lives in the module, so there is no allocation of
+ * its own to fail. */
+static int price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll, int p,
+                      const rabred_pricebook_t **book)
 {
     rabred_model_t model = mca_coll_rabred_model();
     int rc = rabred_pricebook_ensure(&m->book, coll, p, mca_coll_rabred_component.segment_size,
                                      &model, NULL);
-    return RABRED_OK == rc ? &m->book : NULL;
+    *book = RABRED_OK == rc ? &m->book : NULL;
+    return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
 static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
@@ -158,24 +160,29 @@ static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
  * only, else NULL) is cleared when the model says the gap exchange would
  * cost more than the call can spare (rabred_estimate_pays), when the
  * pacing skips this call (rabred_estimate_due), and when a forced or
- * rule-chosen algorithm does not read the estimate. */
-static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
-                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                   struct ompi_communicator_t *comm, int *estimating, rabred_choice_t *choice)
+ * rule-chosen algorithm does not read the estimate.  OMPI_SUCCESS, or
+ * OMPI_ERR_OUT_OF_RESOURCE when the simulator behind the cost model or the
+ * arrival-aware choice ran out of memory (nothing is counted then). */
+static int choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
+                  struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                  struct ompi_communicator_t *comm, int *estimating, rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     int64_t bytes = call_bytes(count, dtype);
     rabred_call_t call = {ompi_comm_size(comm), count, ompi_op_is_commute(op) ? 1 : 0};
     rabred_decide_ctx_t ctx = {&m->rules[coll], c->rules_file, NULL, c->short_bytes[coll]};
-    if (RABRED_ALG_AUTO == c->algorithm[coll] && call.p > 1) {
-        ctx.book = price_book(m, coll, call.p);
+    int rc = OMPI_SUCCESS;
+    if (RABRED_ALG_AUTO == c->algorithm[coll] && call.p > 1 &&
+        OMPI_SUCCESS != (rc = price_book(m, coll, call.p, &ctx.book))) {
+        return rc;
     }
-
     rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
     if (RABRED_WHY_FALLBACK == choice->why && NULL == ctx.book && call.p > 1) {
         /* a forced algorithm that cannot serve this call: the decision
          * that replaces it is auto's, cost model included */
-        ctx.book = price_book(m, coll, call.p);
+        if (OMPI_SUCCESS != (rc = price_book(m, coll, call.p, &ctx.book))) {
+            return rc;
+        }
         rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
     }
     if (NULL != estimating && *estimating && RABRED_WHY_DECISION != choice->why) {
@@ -196,9 +203,10 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
         *estimating = RABRED_HINT_LATE == m->hint || (rabred_estimate_pays(call.p, &model, price) &&
                                                       rabred_estimate_due(&m->est));
         m->est_price = price;
-        if (*estimating) {
-            mca_coll_rabred_arrival_choose(m, &call, dtype, price > 0 ? price : 0,
-                                           segment_count(dtype, choice), choice);
+        if (*estimating && OMPI_SUCCESS != (rc = mca_coll_rabred_arrival_choose(
+                                                m, &call, dtype, price > 0 ? price : 0,
+                                                segment_count(dtype, choice), choice))) {
+            return rc;
         }
     }
     c->calls[coll][table_index(coll, choice->alg) + 1]++; /* slot 0: previous */
@@ -208,6 +216,7 @@ static void choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                     choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
                     choice->reason);
     }
+    return OMPI_SUCCESS;
 }
 
 /* The segment size in elements of dtype (at least one when segmenting):
@@ -321,9 +330,10 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
     }
     double t_in = estimating ? MPI_Wtime() : 0; /* before anything we do */
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &estimating, &choice);
-    int rc = OMPI_SUCCESS;
-    if (NULL == choice.alg) {
+    int rc = choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &estimating, &choice);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    } else if (NULL == choice.alg) {
         /* The component below serves it: no gap exchange after it, so that
          * its time (coll/tuned's in bench/) carries none of rabred's
          * overhead.  The same on every rank (choosing previous is). */
@@ -361,7 +371,10 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                                               m->previous_reduce_module);
     }
     rabred_choice_t choice;
-    choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, NULL, &choice);
+    int rc = choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, NULL, &choice);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
     if (NULL == choice.alg) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);

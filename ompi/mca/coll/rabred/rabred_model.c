@@ -23,17 +23,20 @@ static void sim_model(const rabred_model_t *m, double alpha_on, double bytes_on,
     out->f_beta = m->f_beta;
 }
 
-/* Simulated seconds, or -1 when the simulation failed. */
-static double simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                            int64_t seg_bytes, const rabred_sim_model_t *model)
+/* Simulated seconds in *t, or -1 when this plan cannot be simulated (the
+ * same on every rank: the algorithm stays unpriced).  Returns
+ * RABRED_ERR_NOMEM when the simulator ran out of memory: that is this
+ * rank's alone, and a rank that went on with a book the others do not
+ * have would choose differently, so it is the call's error. */
+static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                         int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
     rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL};
     rabred_sim_result_t res;
-    if (RABRED_OK != rabred_simulate(&call, model, &res) || !res.ok) {
-        return -1.0;
-    }
-    return rabred_model_metric(&res, alg->coll);
+    int rc = rabred_simulate(&call, model, &res);
+    *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
@@ -41,18 +44,20 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
     return RABRED_COLL_REDUCE == coll ? res->avg_elapsed : res->time;
 }
 
-/* Rank 1's plan size times p: what simulating this call would cost. */
-static int64_t sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes)
+/* Rank 1's plan size times p: what simulating this call would cost
+ * (INT64_MAX when the plan cannot be built).  RABRED_ERR_NOMEM as in
+ * simulate_time. */
+static int sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
+                    int64_t *work)
 {
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
                                bytes, 1, seg_bytes, NULL, 0};
-    int64_t work = RABRED_OK == rabred_plan_build(alg->build, &args, &plan)
-                       ? (int64_t)p * (plan.nrounds + plan.nxfers)
-                       : INT64_MAX;
+    int rc = rabred_plan_build(alg->build, &args, &plan);
+    *work = RABRED_OK == rc ? (int64_t)p * (plan.nrounds + plan.nxfers) : INT64_MAX;
     rabred_plan_free(&plan);
-    return work;
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 /* Reference sizes: multiples of 2 p p' (every block and window even), and
@@ -68,10 +73,23 @@ static int64_t reference_bytes(int p, int64_t seg_bytes)
     return n;
 }
 
-static void price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
-                      const rabred_model_t *m, rabred_price_t *out)
+/* The price through three times: t0 at the smallest size (the alpha
+ * part), t1 and t2 at n1 and n2 (the slope); unpriced if any is missing. */
+static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1, int64_t n2)
 {
-    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1;
+    if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
+        out->per_byte = (t2 - t1) / (double)(n2 - n1);
+        out->fixed = t0;
+        out->ok = 1;
+    }
+}
+
+/* RABRED_OK (priced, or left unpriced alike on every rank) or
+ * RABRED_ERR_NOMEM. */
+static int price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
+                     const rabred_model_t *m, rabred_price_t *out)
+{
+    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
     rabred_sim_model_t alpha_only, full;
     sim_model(m, 1.0, 0.0, &alpha_only);
     sim_model(m, 1.0, 1.0, &full);
@@ -81,29 +99,29 @@ static void price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t s
          * not a line through two sizes */
         out->closed = alg;
         out->ok = 1;
-        return;
+        return RABRED_OK;
     }
-    if (sim_work(alg, p, n2, seg_bytes) > SIM_BUDGET) {
-        double t1 = rabred_model_closed_form(alg, p, n1, seg_bytes, m);
-        double t2 = rabred_model_closed_form(alg, p, n2, seg_bytes, m);
-        double t0 = rabred_model_closed_form(alg, p, 2 * p, seg_bytes, m);
-        if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
-            out->per_byte = (t2 - t1) / (double)(n2 - n1);
-            out->fixed = t0;
-            out->ok = 1;
-        }
-        return;
+    int rc = sim_work(alg, p, n2, seg_bytes, &work);
+    if (RABRED_OK == rc && work > SIM_BUDGET) {
+        fit(out, rabred_model_closed_form(alg, p, 2 * p, seg_bytes, m),
+            rabred_model_closed_form(alg, p, n1, seg_bytes, m),
+            rabred_model_closed_form(alg, p, n2, seg_bytes, m), n1, n2);
+        return RABRED_OK;
     }
     /* alpha part at the smallest even size: one segment per block */
     int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
-    double t0 = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only);
-    double t1 = simulate_time(alg, p, commutative, n1, seg_bytes, &full);
-    double t2 = simulate_time(alg, p, commutative, n2, seg_bytes, &full);
-    if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
-        out->per_byte = (t2 - t1) / (double)(n2 - n1);
-        out->fixed = t0;
-        out->ok = 1;
+    double t0 = -1, t1 = -1, t2 = -1;
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, &t0);
     }
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n1, seg_bytes, &full, &t1);
+    }
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, &t2);
+    }
+    fit(out, t0, t1, t2, n1, n2);
+    return rc;
 }
 
 int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
@@ -123,7 +141,10 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
              * ring (prereduced_ring) or slower (sorted_linear_tree), and
              * nothing here predicts arrivals yet */
             if (p >= 2 && !alg->arrival_aware && NULL == rabred_alg_violation(alg, &call)) {
-                price_alg(alg, p, commutative, seg_bytes, model, price);
+                int rc = price_alg(alg, p, commutative, seg_bytes, model, price);
+                if (RABRED_OK != rc) {
+                    return rc; /* out of memory: not priced (ensure leaves the flag unset) */
+                }
             }
         }
     }
