@@ -163,19 +163,17 @@ static void test_measured_p2(void)
  * where bruck and the neighbour ring tie, below 1 MiB the ring
  * (bench/results/full5-20261122, p = 12: 68 against 76 ms at 256 KiB),
  * from 1 MiB bruck, as before (250 against 275 ms at 1 MiB). */
-/* What auto picks for an allreduce of `bytes` per rank on p ranks, with
- * the component's default model and no rules. */
-static const char *auto_pick(int p, int64_t bytes, char *reason, size_t len)
+/* What auto picks for a commutative `coll` of `bytes` per rank on p
+ * ranks, with the component's default model and no rules. */
+static const char *auto_pick(rabred_coll_t coll, int p, int64_t bytes, char *reason, size_t len)
 {
     static rabred_pricebook_t book;
     rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
-    if (book.p != p) {
-        rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &model);
-    }
+    CHECK(RABRED_OK == rabred_pricebook_ensure(&book, coll, p, 0, &model, NULL), "price p=%d", p);
     rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
     rabred_call_t call = {p, bytes / 8, 1};
     rabred_choice_t ch;
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+    rabred_decide(coll, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
     snprintf(reason, len, "%s", ch.reason);
     return NULL != ch.alg ? ch.alg->name : "previous";
 }
@@ -185,7 +183,7 @@ static void test_measured_bruck(void)
     char why[256];
     for (int p = 9; p <= 15; p++) {
         for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 2) {
-            const char *got = auto_pick(p, bytes, why, sizeof(why));
+            const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
             const char *want = bytes < (1 << 20) ? "segmented_ring" : "bruck";
             CHECK(0 == strcmp(got, want), "p=%d, %lld B: %s, want %s (%s)", p, (long long)bytes,
                   got, want, why);
@@ -206,10 +204,30 @@ static void test_measured_rings_large(void)
     for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
         int p = ps[k], pof2 = rabred_pof2_floor(p) == p;
         for (int64_t bytes = 1 << 20; bytes <= 64 << 20; bytes *= 2) {
-            const char *got = auto_pick(p, bytes, why, sizeof(why));
+            const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
             const char *want = bytes < (8 << 20) ? "bruck" : "segmented_ring";
             int tie = bytes >= (8 << 20) && !pof2 && 0 == strcmp(got, "bruck");
             CHECK(0 == strcmp(got, want) || tie, "p=%d, %lld B: %s, want %s (%s)", p,
+                  (long long)bytes, got, want, why);
+        }
+    }
+}
+
+/* MPI_Reduce's ring at p = 6 from 4 MiB (measured 0.92x of the binomial
+ * tree there, bench/results/confirm7-reduce-20261122 and
+ * reduce-ring-large-20261122); below 4 MiB, and at p = 8 and 12 at every
+ * size, the tree (the ring's median there was 0.96-1.08x of it, in rounds
+ * 10-25% apart). */
+static void test_measured_reduce_ring(void)
+{
+    char why[256];
+    int ps[] = {6, 8, 12};
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        for (int64_t bytes = 256 << 10; bytes <= 64 << 20; bytes *= 2) {
+            int p = ps[k];
+            const char *got = auto_pick(RABRED_COLL_REDUCE, p, bytes, why, sizeof(why));
+            const char *want = 6 == p && bytes >= (4 << 20) ? "ring" : "binomial";
+            CHECK(0 == strcmp(got, want), "reduce p=%d, %lld B: %s, want %s (%s)", p,
                   (long long)bytes, got, want, why);
         }
     }
@@ -253,6 +271,7 @@ int main(void)
     test_measured_p2();
     test_measured_bruck();
     test_measured_rings_large();
+    test_measured_reduce_ring();
     test_forced_fallback();
     return rabred_test_summary("test_decide");
 }

@@ -89,11 +89,18 @@ static const rabred_measured_t measured[] = {
     {RABRED_COLL_ALLREDUCE, "bruck", 3, 8, 64 * KIB, INT64_MAX, 1.1, 0},
     /* reduce by ring (reduce-scatter, then p-1 blocks into the root) keeps
      * every rank busy to the end; by the average over ranks a binomial tree
-     * wins 1.4-3.9x below 2 MiB (p = 3..16) and from p = 6 at every size
-     * (1.14-1.87x at 4 MiB), while the ring wins at 4 MiB for p = 3, 5, 7
-     * (0.69-0.95x of the best tuned). */
+     * wins 1.4-3.9x below 2 MiB (p = 3..16) and from p = 8 at every size
+     * (1.11-1.46x at 4 MiB, full5-20261122; from 8 MiB the ring's rounds
+     * scatter by 10-25% and its median was 0.96-1.08x of the tree's,
+     * reduce-ring-large-20261122), while the ring wins at 4 MiB for
+     * p = 3, 5, 7 (0.69-0.95x of the best tuned).  p = 6 (the tree had
+     * won at 4 MiB before its receives were posted early, full-20261121):
+     * from 4 MiB the ring is 0.92x of the tree (4, 8 and 16 MiB, confirm7-
+     * reduce-20261122 and reduce-ring-large-20261122; 0.95x in
+     * full16m-20261122, a tie in full5), and its root finishes 25-30%
+     * sooner. */
     {RABRED_COLL_REDUCE, "ring", 3, ANY_P, 0, 2048 * KIB - 1, 0.0, 0},
-    {RABRED_COLL_REDUCE, "ring", 6, 6, 0, INT64_MAX, 0.0, 0},
+    {RABRED_COLL_REDUCE, "ring", 6, 6, 0, 4096 * KIB - 1, 0.0, 0},
     {RABRED_COLL_REDUCE, "ring", 8, ANY_P, 0, INT64_MAX, 0.0, 0},
     /* pipeline (the chain) came after the cluster run and has not been
      * measured there; the price book prices it by completion time, while
