@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rabred_test_pvar.h"
+
 static int rank, size, failures;
 
 static void check(int ok, const char *what)
@@ -53,13 +55,9 @@ static void open_counters(void)
     MPI_T_pvar_get_num(&num);
     MPI_T_pvar_session_create(&session);
     for (int i = 0; i < num && ncounters < MAX_COUNTERS; i++) {
-        char name[256], desc[8];
-        int name_len = sizeof(name), desc_len = sizeof(desc), verbosity, var_class, bind;
-        int readonly, continuous, atomic, count;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt, &et, desc, &desc_len,
-                            &bind, &readonly, &continuous, &atomic);
+        char name[256];
+        int count;
+        pvar_name(i, name, sizeof(name));
         if (is_call_counter(name) &&
             MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[ncounters], &count)) {
             is_previous[ncounters] = NULL != strstr(name, "_previous_calls");
@@ -134,11 +132,7 @@ static int calls_on(MPI_Comm comm, const char *comm_name, double *in, double *ou
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    init_mpi_and_mpi_t(&argc, &argv, &rank, &size);
     int differ = argc > 1 && 0 == strcmp(argv[1], "differ");
     if (argc != 2 || (!differ && 0 != strcmp(argv[1], "agree"))) {
         if (0 == rank) {

@@ -39,6 +39,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "rabred_test_pvar.h"
+
 #define COUNT (1 << 17) /* 1 MiB of doubles: above coll_rabred_arrival_min_bytes */
 #define CALLS 3
 #define LATE_CALLS 6   /* the estimate acts from the 4th (two late gaps, then a choice) */
@@ -72,13 +74,9 @@ static void open_counters(void)
     MPI_T_pvar_get_num(&num);
     MPI_T_pvar_session_create(&session);
     for (int i = 0; i < num; i++) {
-        char name[256], desc[8];
-        int name_len = sizeof(name), desc_len = sizeof(desc), verbosity, var_class, bind;
-        int readonly, continuous, atomic, count;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt, &et, desc, &desc_len,
-                            &bind, &readonly, &continuous, &atomic);
+        char name[256];
+        int count;
+        pvar_name(i, name, sizeof(name));
         if (0 == strcmp(name, "coll_rabred_arrival_exchanges") &&
             MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &exchange_handle, &count)) {
             have_exchanges = 1;
@@ -300,11 +298,7 @@ static void interleaved_phase(void)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    init_mpi_and_mpi_t(&argc, &argv, &rank, &size);
     if (size < 3) {
         if (0 == rank) {
             fprintf(stderr, "test_mpi_hint: needs at least 3 ranks\n");
