@@ -213,6 +213,21 @@ static void test_measured_rings_large(void)
     }
 }
 
+/* p = 9..11 from 8 MiB: the neighbour ring, not bruck (16 MiB: 2.87-3.09
+ * against 3.23-3.52 s, bench/results/big16m-p9-15-20261122); at 4 MiB
+ * bruck stays (test_measured_bruck). */
+static void test_measured_rings_p9_11(void)
+{
+    char why[256];
+    for (int p = 9; p <= 11; p++) {
+        for (int64_t bytes = 8 << 20; bytes <= 64 << 20; bytes *= 2) {
+            const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
+            CHECK(0 == strcmp(got, "segmented_ring"), "p=%d, %lld B: %s, want segmented_ring (%s)",
+                  p, (long long)bytes, got, why);
+        }
+    }
+}
+
 /* MPI_Reduce's ring at p = 6 from 4 MiB (measured 0.92x of the binomial
  * tree there, bench/results/confirm7-reduce-20261122 and
  * reduce-ring-large-20261122); below 4 MiB, and at p = 8 and 12 at every
@@ -271,6 +286,7 @@ int main(void)
     test_measured_p2();
     test_measured_bruck();
     test_measured_rings_large();
+    test_measured_rings_p9_11();
     test_measured_reduce_ring();
     test_forced_fallback();
     return rabred_test_summary("test_decide");

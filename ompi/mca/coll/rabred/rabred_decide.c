@@ -78,6 +78,12 @@ static const rabred_measured_t measured[] = {
      * good or better (full5: 250 against 275 ms).  p = 9..11 and 13..15
      * were not measured; the tie in the model is the same there. */
     {RABRED_COLL_ALLREDUCE, "bruck", 9, 15, 64 * KIB, 1024 * KIB - 1, 1.05, 0},
+    /* p = 9..11 from 8 MiB: the same tie, and at 16 MiB the neighbour ring
+     * was ahead in 8 of 9 rounds (big16m-p9-15-20261122: 2.87 / 3.07 /
+     * 3.09 s against bruck's 3.36 / 3.23 / 3.52 s at p = 9 / 10 / 11),
+     * while at 4 MiB bruck was (confirm9 and confirm11-allreduce: 764-840
+     * against 779-886 ms).  At p = 13..15 bruck kept up at 16 MiB. */
+    {RABRED_COLL_ALLREDUCE, "bruck", 9, 11, 8192 * KIB, INT64_MAX, 1.05, 0},
     /* ring's reduce-scatter exchanges with a different peer each step (p-1
      * TCP connections, each starting cold); the neighbour ring
      * (segmented_ring, unsegmented by default) keeps two: 1.15-1.23x
