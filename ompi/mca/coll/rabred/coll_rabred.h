@@ -163,6 +163,13 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
  * or the exchange's error (m->agreement then stays unchecked). */
 int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 
+/* rabred's own small exchanges (the arrival estimate's gaps, the settings
+ * check's digests; coll_rabred_module.c): an allreduce with MAX of `count`
+ * elements of dtype, in place in `vec` (`tmp`: scratch of as many), by
+ * recursive doubling through the executor, into the module's plan. */
+int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
+                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm);
+
 /* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
  * INPUT, ACC, TMP and TMP2 base addresses (element 0 of each, lower bound
  * included); `tag` is the collective's coll tag. */

@@ -39,8 +39,6 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
-#include "ompi/mca/coll/base/coll_tags.h"
-#include "ompi/op/op.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
@@ -74,22 +72,6 @@ static uint64_t parameters_digest(void)
 
 enum { RULES, RULES_COMPLEMENT, PARAMETERS, PARAMETERS_COMPLEMENT, NDIGESTS };
 
-/* MAX over the ranks of each of the four digests, in place. */
-static int exchange(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
-                    uint64_t digests[NDIGESTS])
-{
-    uint64_t scratch[NDIGESTS];
-    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, NDIGESTS, 1, 0,
-                               NULL, 1}; /* digests is INPUT and ACC */
-    int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
-    if (RABRED_OK != rc) {
-        return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
-    }
-    char *bufs[RABRED_NBUFS] = {(char *)digests, (char *)digests, (char *)scratch, NULL};
-    return mca_coll_rabred_execute(&m->plan, bufs, &ompi_mpi_uint64_t.dt, &ompi_mpi_op_max.op,
-                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
-}
-
 static void report(struct ompi_communicator_t *comm, int rules_differ, int parameters_differ,
                    uint64_t rules, uint64_t parameters)
 {
@@ -116,7 +98,9 @@ int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_
     uint64_t parameters = parameters_digest();
     uint64_t d[NDIGESTS] = {rules, ~rules, parameters, ~parameters};
     if (ompi_comm_size(comm) > 1) {
-        int rc = exchange(m, comm, d);
+        uint64_t scratch[NDIGESTS];
+        int rc = mca_coll_rabred_allreduce_max(m, d, scratch, NDIGESTS, &ompi_mpi_uint64_t.dt,
+                                               comm);
         if (OMPI_SUCCESS != rc) {
             return rc; /* unchecked still: the next call tries again */
         }

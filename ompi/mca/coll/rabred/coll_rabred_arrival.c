@@ -27,7 +27,6 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
-#include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/op/op.h"
 #include "opal/util/info.h"
 #include "opal/util/info_subscriber.h"
@@ -210,15 +209,8 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
             m->est.gaps[i] = 0;
         }
         m->est.gaps[rank] = t_in - m->last_exit;
-        rabred_plan_args_t args = {p, rank, -1, p, 1, 0, NULL, 1}; /* gaps is INPUT and ACC */
-        int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
-        if (RABRED_OK != rc) {
-            return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
-        }
-        char *bufs[RABRED_NBUFS] = {(char *)m->est.gaps, (char *)m->est.gaps,
-                                    (char *)m->est.tmp};
-        rc = mca_coll_rabred_execute(&m->plan, bufs, &ompi_mpi_double.dt, &ompi_mpi_op_max.op,
-                                     MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+        int rc = mca_coll_rabred_allreduce_max(m, m->est.gaps, m->est.tmp, p,
+                                               &ompi_mpi_double.dt, comm);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }

@@ -288,11 +288,25 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     return rc;
 }
 
+int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
+                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+{
+    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0, NULL,
+                               1}; /* vec is INPUT and ACC */
+    int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
+    if (RABRED_OK != rc) {
+        return plan_error(rc);
+    }
+    char *bufs[RABRED_NBUFS] = {(char *)vec, (char *)vec, (char *)tmp, NULL};
+    return mca_coll_rabred_execute(&m->plan, bufs, dtype, &ompi_mpi_op_max.op,
+                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+}
+
 /* 1 when the ranks of comm decide alike, 0 when they do not (the call
  * then goes to the component below, counted and said as such), or an
- * error of the first call's check. */
-static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int64_t bytes,
-                          struct ompi_communicator_t *comm)
+ * error of the first call's check.  After the check, one compare. */
+static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
+                          struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     if (RABRED_SETTINGS_UNCHECKED == m->agreement) {
@@ -308,7 +322,7 @@ static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int64
     if (c->verbose >= 2) {
         opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=previous why=disagreement "
                     "(the ranks' rabred settings differ)", rabred_coll_name(coll),
-                    ompi_comm_size(comm), (long long)bytes);
+                    ompi_comm_size(comm), (long long)call_bytes(count, dtype));
     }
     return 0;
 }
@@ -318,7 +332,7 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
-    int agree = settings_agree(m, RABRED_COLL_ALLREDUCE, call_bytes(count, dtype), comm);
+    int agree = settings_agree(m, RABRED_COLL_ALLREDUCE, count, dtype, comm);
     if (agree <= 0) {
         return agree < 0 ? agree
                          : m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
@@ -364,7 +378,7 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            mca_coll_base_module_t *module)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
-    int agree = settings_agree(m, RABRED_COLL_REDUCE, call_bytes(count, dtype), comm);
+    int agree = settings_agree(m, RABRED_COLL_REDUCE, count, dtype, comm);
     if (agree <= 0) {
         return agree < 0 ? agree
                          : m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
