@@ -62,7 +62,8 @@
  * since a fast wrong answer is not a result.
  *
  * Output: markdown tables on stdout (rank 0), ending with the algorithms
- * rabred:auto ran per size (rabred's MPI_T call counters), and, with
+ * rabred:auto ran per size (rabred's MPI_T call counters) and what its
+ * arrival estimate's gap exchanges cost it (MPI_T timer), and, with
  * --csv FILE, one CSV line per variant, size and round (bench/compare/
  * reads them).
  *
@@ -911,6 +912,98 @@ static void counters_read(const counters_t *k, int n, unsigned long long *v)
     }
 }
 
+/* ---- what the arrival estimate costs rabred:auto ---------------------- */
+
+/* rabred times its arrival-estimate gap exchanges on each rank (MPI_T
+ * coll_rabred_arrival_exchange_seconds, and counts them in
+ * coll_rabred_arrival_exchanges), waiting for the last rank to leave the
+ * call included.  Read on every rank around each of rabred:auto's timed
+ * allreduce rounds, summed over the ranks and put against auto's elapsed
+ * time summed the same way, it is the estimate's direct cost: a number
+ * that differencing two noisy medians (auto against rabred:balanced)
+ * cannot give. */
+typedef struct {
+    int found;
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle seconds, count;
+    double spent[MAX_SIZES];    /* this rank's exchange seconds; rank 0: all ranks' after the size */
+    double elapsed[MAX_SIZES];  /* auto's elapsed seconds over all ranks and timed calls */
+    unsigned long long exchanges[MAX_SIZES]; /* this rank's */
+} exchange_cost_t;
+
+static exchange_cost_t g_exchange;
+
+static int pvar_index(const char *name, MPI_Datatype want)
+{
+    int num = 0;
+    if (MPI_SUCCESS != MPI_T_pvar_get_num(&num)) {
+        return -1;
+    }
+    for (int i = 0; i < num; i++) {
+        char n[256], desc[8];
+        int n_len = sizeof(n), desc_len = sizeof(desc), verbosity, var_class, bind;
+        int readonly, continuous, atomic;
+        MPI_Datatype dt;
+        MPI_T_enum et;
+        if (MPI_SUCCESS == MPI_T_pvar_get_info(i, n, &n_len, &verbosity, &var_class, &dt, &et,
+                                               desc, &desc_len, &bind, &readonly, &continuous,
+                                               &atomic) &&
+            0 == strcmp(n, name) && dt == want) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void exchange_open(exchange_cost_t *x)
+{
+    int is = pvar_index("coll_rabred_arrival_exchange_seconds", MPI_DOUBLE);
+    int ic = pvar_index("coll_rabred_arrival_exchanges", MPI_UNSIGNED_LONG_LONG);
+    int n1 = 0, n2 = 0;
+    x->found = is >= 0 && ic >= 0 && MPI_SUCCESS == MPI_T_pvar_session_create(&x->session);
+    if (x->found && (MPI_SUCCESS != MPI_T_pvar_handle_alloc(x->session, is, NULL, &x->seconds, &n1) ||
+                     MPI_SUCCESS != MPI_T_pvar_handle_alloc(x->session, ic, NULL, &x->count, &n2) ||
+                     1 != n1 || 1 != n2)) {
+        x->found = 0;
+    }
+}
+
+static void exchange_read(const exchange_cost_t *x, double *seconds, unsigned long long *count)
+{
+    *seconds = 0;
+    *count = 0;
+    if (x->found && (MPI_SUCCESS != MPI_T_pvar_read(x->session, x->seconds, seconds) ||
+                     MPI_SUCCESS != MPI_T_pvar_read(x->session, x->count, count))) {
+        *seconds = 0;
+        *count = 0;
+    }
+}
+
+/* After a size's rounds, on every rank: rank 0 gets the sum over ranks
+ * (MPI_Gather: not a collective rabred provides). */
+static void exchange_gather(exchange_cost_t *x, int sidx)
+{
+    double all[g_size];
+    MPI_Gather(&x->spent[sidx], 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (0 == g_rank) {
+        x->spent[sidx] = 0;
+        for (int r = 0; r < g_size; r++) {
+            x->spent[sidx] += all[r];
+        }
+    }
+}
+
+/* The served table's last column for size sidx (rank 0). */
+static void exchange_print(const exchange_cost_t *x, int sidx)
+{
+    if (!x->found || x->elapsed[sidx] <= 0) {
+        printf(" n/a |");
+        return;
+    }
+    printf(" %llu, %.3g ms a rank, %.2f%% of auto's time |", x->exchanges[sidx],
+           1e3 * x->spent[sidx] / g_size, 100 * x->spent[sidx] / x->elapsed[sidx]);
+}
+
 /* One line per size: "| bytes | alg n, alg n |" for rank 0's calls. */
 static void print_served(const coll_t *c, const size_t *sizes, int nsizes)
 {
@@ -919,8 +1012,13 @@ static void print_served(const coll_t *c, const size_t *sizes, int nsizes)
         printf("\n(rabred's MPI_T call counters not found: rabred:auto's algorithms not shown)\n");
         return;
     }
-    printf("\nrabred:auto ran (rank 0's calls in the timed rounds, coll_rabred_%s_*_calls)\n\n"
-           "| bytes | algorithm: calls |\n|------:|:------|\n", c->label);
+    int with_cost = COLL_ALLREDUCE == c->kind;
+    printf("\nrabred:auto ran (rank 0's calls in the timed rounds, coll_rabred_%s_*_calls)%s\n\n"
+           "| bytes | algorithm: calls |%s\n|------:|:------|%s\n", c->label,
+           with_cost ? "; gap exchanges: rank 0's count, their time (coll_rabred_arrival_"
+                       "exchange_seconds) per rank and against auto's elapsed time, both "
+                       "summed over ranks" : "",
+           with_cost ? " gap exchanges |" : "", with_cost ? ":------|" : "");
     for (int s = 0; s < nsizes; s++) {
         printf("| %zu |", sizes[s]);
         for (int i = 0; i < k->n; i++) {
@@ -928,7 +1026,11 @@ static void print_served(const coll_t *c, const size_t *sizes, int nsizes)
                 printf(" %s: %llu", k->alg[i], k->served[s][i]);
             }
         }
-        printf(" |\n");
+        printf(" |");
+        if (with_cost) {
+            exchange_print(&g_exchange, s);
+        }
+        printf("\n");
     }
     fflush(stdout);
 }
@@ -997,14 +1099,23 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
             if (RUN_OK == v->state) {
                 /* only rabred:auto's choice is worth counting */
                 counters_t *cnt = &g_counters[c->kind];
-                int counted = 0 == strcmp(v->name, "rabred:auto") ? cnt->n : 0;
-                unsigned long long before[MAX_COUNTERS], after[MAX_COUNTERS];
+                int is_auto = 0 == strcmp(v->name, "rabred:auto");
+                int counted = is_auto ? cnt->n : 0;
+                unsigned long long before[MAX_COUNTERS], after[MAX_COUNTERS], n0, n1;
+                double x0, x1;
                 select_variant(c, v);
                 counters_read(cnt, counted, before);
+                exchange_read(&g_exchange, &x0, &n0);
                 s = measure(c, v, o, sidx, r, sbuf, rbuf, count, v->iters);
+                exchange_read(&g_exchange, &x1, &n1);
                 counters_read(cnt, counted, after);
                 for (int i = 0; i < counted; i++) {
                     cnt->served[sidx][i] += after[i] - before[i];
+                }
+                if (is_auto && COLL_ALLREDUCE == c->kind) {
+                    g_exchange.spent[sidx] += x1 - x0;
+                    g_exchange.exchanges[sidx] += n1 - n0;
+                    g_exchange.elapsed[sidx] += s.avg * g_size * v->iters;
                 }
             }
             avg[k][r] = s.avg;
@@ -1014,6 +1125,9 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
                 csv_line(c, o, bytes, v, r, &s);
             }
         }
+    }
+    if (COLL_ALLREDUCE == c->kind && g_exchange.found) {
+        exchange_gather(&g_exchange, sidx);
     }
     for (int k = 0; k < c->nv; k++) {
         med[k].avg = 1e6 * median(avg[k], o->rounds);
@@ -1251,6 +1365,7 @@ int main(int argc, char **argv)
                              .handle = MPI_T_CVAR_HANDLE_NULL };
     counters_open(&g_counters[COLL_ALLREDUCE], "allreduce");
     counters_open(&g_counters[COLL_REDUCE], "reduce");
+    exchange_open(&g_exchange);
     if (o.run_allreduce) {
         bench_coll(&allreduce, &o, sbuf, rbuf);
     }
@@ -1265,6 +1380,11 @@ int main(int argc, char **argv)
             }
             MPI_T_pvar_session_free(&g_counters[i].session);
         }
+    }
+    if (g_exchange.found) {
+        MPI_T_pvar_handle_free(g_exchange.session, &g_exchange.seconds);
+        MPI_T_pvar_handle_free(g_exchange.session, &g_exchange.count);
+        MPI_T_pvar_session_free(&g_exchange.session);
     }
     if (g_csv) {
         fclose(g_csv);

@@ -17,7 +17,9 @@
  *     an arrival-aware algorithm; the same arrivals that phase 2 ignored.
  *  5. pacing, on a fresh communicator with every rank on time: 20 calls
  *     run 4 gap exchanges (after calls 2, 4, 8 and 16; the exchange comes
- *     1, 2, 4, then 8 calls apart while nobody is late), not 19;
+ *     1, 2, 4, then 8 calls apart while nobody is late), not 19, and the
+ *     exchange timer (coll_rabred_arrival_exchange_seconds) moves by less
+ *     than the calls took (not at all when no exchange ran);
  *  6. the same 20 auto calls, each followed by a call with prereduced_ring
  *     forced through MPI_T: 20 exchanges for the forced calls (they read
  *     the estimate) and still 4 for auto's.
@@ -65,8 +67,8 @@ static const char *counter_names[] = {"coll_rabred_allreduce_prereduced_ring_cal
                                       "coll_rabred_allreduce_prereduced_scatter_calls"};
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NCOUNTERS], exchange_handle;
-static int nhandles, have_exchanges;
+static MPI_T_pvar_handle handles[NCOUNTERS], exchange_handle, seconds_handle;
+static int nhandles, have_exchanges, have_seconds;
 
 static void open_counters(void)
 {
@@ -81,6 +83,10 @@ static void open_counters(void)
             MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &exchange_handle, &count)) {
             have_exchanges = 1;
         }
+        if (0 == strcmp(name, "coll_rabred_arrival_exchange_seconds") &&
+            MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &seconds_handle, &count)) {
+            have_seconds = 1;
+        }
         for (size_t k = 0; k < NCOUNTERS; k++) {
             if (0 == strcmp(name, counter_names[k]) &&
                 MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[nhandles],
@@ -89,8 +95,19 @@ static void open_counters(void)
             }
         }
     }
-    check(NCOUNTERS == nhandles && have_exchanges,
-          "rabred's arrival-aware call and exchange counters exist (is rabred loaded?)");
+    check(NCOUNTERS == nhandles && have_exchanges && have_seconds,
+          "rabred's arrival-aware call and exchange counters and the exchange timer exist "
+          "(is rabred loaded?)");
+}
+
+/* Seconds this rank spent in gap exchanges (a timer, read as a double). */
+static double exchange_seconds(void)
+{
+    double v = 0;
+    if (have_seconds) {
+        MPI_T_pvar_read(session, seconds_handle, &v);
+    }
+    return v;
 }
 
 static unsigned long long exchanges(void)
@@ -120,6 +137,9 @@ static void close_counters(void)
     }
     if (have_exchanges) {
         MPI_T_pvar_handle_free(session, &exchange_handle);
+    }
+    if (have_seconds) {
+        MPI_T_pvar_handle_free(session, &seconds_handle);
     }
     MPI_T_pvar_session_free(&session);
 }
@@ -221,12 +241,17 @@ static void pacing_phase(int forced)
     MPI_Comm comm;
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     unsigned long long before = exchanges(), aware = arrival_aware_calls();
+    double s0 = exchange_seconds(), t0 = MPI_Wtime();
     allreduce_calls(comm, "pacing", 20, 0);
     unsigned long long n = exchanges() - before;
+    double spent = exchange_seconds() - s0, wall = MPI_Wtime() - t0;
     char what[160];
     snprintf(what, sizeof(what), "pacing, %s: %llu gap exchanges in 20 on-time calls, want %s",
              forced ? "forced segmented_ring" : "auto", n, forced ? "0" : "3..6 (4)");
     check(forced ? 0 == n : n >= 3 && n <= 6, what);
+    snprintf(what, sizeof(what), "pacing: the exchange timer moved %g s in %g s with %llu "
+             "exchanges", spent, wall, n);
+    check(n > 0 ? spent > 0 && spent < wall : 0 == spent, what);
     check(arrival_aware_calls() == aware, "pacing: no call ran an arrival-aware algorithm");
     MPI_Comm_free(&comm);
 }

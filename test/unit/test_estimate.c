@@ -17,7 +17,8 @@
  *   all (the cluster's model: every p up to 16 from 256 KiB; a fast
  *   network: not at 64 KiB, yes at 16 MiB);
  * - pacing the exchange: balanced exchanges space the next out (1, 2, 4,
- *   8 calls), a late rank brings it back to every call;
+ *   8 calls), a late rank brings it back to every call; an exchange
+ *   measured costly spaces them up to 64 calls apart;
  * - the application's hint: what parses (auto, off, late:R=S,...) and
  *   what is rejected; assumed offsets act at once and make the choice
  *   switch like learned ones;
@@ -326,6 +327,56 @@ static void test_pace(void)
     rabred_estimate_fini(&e);
 }
 
+/* The measured cost of an exchange (seconds in it / seconds in the call,
+ * the mean over ranks) stretches the longest period only when every 8th
+ * call would still pay more than RABRED_ESTIMATE_MAX_OVERHEAD for it: a
+ * cost of 3% of a call keeps 8 (the 4 MiB allreduce on the cluster), a
+ * third of a call goes to 64 (shared memory, 256 KiB), anything dearer
+ * stops at 64.  Bad entries count as 0; reset forgets the cost; a late
+ * rank still brings the period back to every call. */
+static void test_pace_costly(void)
+{
+    const double price = 0.01, gain = 0.1;
+    double even[4] = {0.2, 0.2, 0.2, 0.2}, late[4] = {0.2, 0.2, 0.205, 0.2};
+    double cheap[4] = {0.03, 0.02, 0.04, 0.03}, dear[4] = {0.2, 0.5, 0.3, 0.33};
+    double worse[4] = {5, 5, 5, 5}, bad[4] = {NAN, -1, INFINITY, 0.4};
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    CHECK(8 == rabred_estimate_longest_period(&e), "no cost measured: 8");
+    rabred_estimate_note_cost(&e, cheap);
+    CHECK(fabs(e.cost - 0.03) < 1e-12 && 8 == rabred_estimate_longest_period(&e),
+          "3%% of a call: cost %g, longest period %d, want 8", e.cost,
+          rabred_estimate_longest_period(&e));
+    rabred_estimate_note_cost(&e, dear);
+    CHECK(64 == rabred_estimate_longest_period(&e), "a third of a call: %d, want 64",
+          rabred_estimate_longest_period(&e));
+    double sixteen[4] = {0.15, 0.15, 0.15, 0.15}; /* 0.15 / 16 <= 1% < 0.15 / 8 */
+    rabred_estimate_note_cost(&e, sixteen);
+    CHECK(16 == rabred_estimate_longest_period(&e), "15%% of a call: %d, want 16",
+          rabred_estimate_longest_period(&e));
+    rabred_estimate_note_cost(&e, worse);
+    CHECK(64 == rabred_estimate_longest_period(&e), "5 calls: capped at 64, got %d",
+          rabred_estimate_longest_period(&e));
+    rabred_estimate_note_cost(&e, bad);
+    CHECK(fabs(e.cost - 0.1) < 1e-12, "NaN, negative and infinite count as 0: %g", e.cost);
+
+    rabred_estimate_note_cost(&e, dear); /* the period doubles on to 64 */
+    int want[] = {1, 3, 7, 15, 31, 63, 63};
+    for (int i = 0; i < 7; i++) {
+        rabred_estimate_update(&e, even, 0.5);
+        rabred_estimate_pace(&e, price, gain);
+        int got = calls_to_next(&e);
+        CHECK(got == want[i], "costly, balanced exchange %d: %d calls skipped, want %d", i, got,
+              want[i]);
+    }
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "costly, a late rank: the next call exchanges again");
+    rabred_estimate_reset(&e);
+    CHECK(0 == e.cost && 8 == rabred_estimate_longest_period(&e), "reset forgets the cost");
+    rabred_estimate_fini(&e);
+}
+
 /* The application's hint ("rabred_arrival") and assuming its offsets. */
 static void test_hint(void)
 {
@@ -441,6 +492,7 @@ int main(void)
     test_choose_nomem();
     test_pays();
     test_pace();
+    test_pace_costly();
     test_hint();
     test_determinism();
     return rabred_test_summary("test_estimate");

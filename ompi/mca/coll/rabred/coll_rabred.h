@@ -78,6 +78,7 @@ typedef struct {
     double arrival_min_gain;    /* predicted gain needed to switch */
     unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
     unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
+    double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
 } mca_coll_rabred_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
@@ -116,6 +117,7 @@ typedef struct {
     } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
     double est_price;         /* that call's balanced price (s; 0: unknown), for pacing */
+    double exchange_cost;     /* this rank's last gap exchange / its call (s/s), sent next */
     rabred_hint_t hint;       /* the communicator's "rabred_arrival" info, parsed */
     int hint_changes_seen;    /* hints set anywhere when it was last read; -1: never */
     char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */

@@ -13,12 +13,17 @@
  * info key "rabred_arrival" (auto, off, late:RANK=SECONDS,...; README):
  * then nothing is exchanged, and with off nothing is estimated at all.
  *
- * Cost on a balanced call: two clock reads and an allreduce of p doubles
- * with MAX by recursive doubling (lg p messages of 8p bytes, through the
- * same executor), after the call, where the ranks are in step; nothing
- * below coll_rabred_arrival_min_bytes, nor where the model prices that
- * exchange above 1% of the call (rabred_estimate_pays, asked in the
- * module's choose()).  bench/results/ has the measured overhead.
+ * Cost on a balanced call: two clock reads and, on the calls the pacing
+ * picks (1, 2, 4, then every 8th while nobody is late), an allreduce of 2p
+ * doubles with MAX by recursive doubling (lg p messages of 16p bytes,
+ * through the same executor) after the call, in which a rank also waits
+ * for the last one to leave the call; nothing below
+ * coll_rabred_arrival_min_bytes, nor where the model prices that exchange
+ * above 1% of the call (rabred_estimate_pays, asked in the module's
+ * choose()).  What the exchanges really cost is measured (MPI_T
+ * coll_rabred_arrival_exchange_seconds) and paces them further apart when
+ * it is more than the model thought (rabred_estimate_longest_period).
+ * bench/results/ has the measured overhead.
  */
 #include "coll_rabred.h"
 
@@ -90,6 +95,7 @@ static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     rabred_hint_t kind = rabred_hint_parse(text, m->est.p, m->est.tmp);
     rabred_estimate_reset(&m->est);
     m->last_exit = 0;
+    m->exchange_cost = 0;
     memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     if (RABRED_HINT_LATE == kind) {
         rabred_estimate_assume(&m->est, m->est.tmp);
@@ -194,34 +200,47 @@ int mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_cal
 }
 
 /* After an estimated call: every rank contributes its gap (time from its
- * previous estimated exit to this entry) in its slot, MAX gives everyone
- * the vector, and everyone folds it in alike.  The first estimated call on
- * a communicator has no previous exit: nothing to exchange. */
+ * previous estimated exit to this entry) in its slot, and in slot p + rank
+ * what its previous exchange cost it (rabred_estimate_note_cost); MAX
+ * gives everyone both vectors, and everyone folds them in alike.  The
+ * first estimated call on a communicator has no previous exit: nothing to
+ * exchange. */
 int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                 double t_in)
 {
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     int p = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     if (RABRED_HINT_LATE == m->hint) {
         return OMPI_SUCCESS; /* the offsets are given: nothing to learn or exchange */
     }
     if (m->last_exit > 0) {
-        for (int i = 0; i < p; i++) {
+        for (int i = 0; i < 2 * p; i++) {
             m->est.gaps[i] = 0;
         }
         m->est.gaps[rank] = t_in - m->last_exit;
-        int rc = mca_coll_rabred_allreduce_max(m, m->est.gaps, m->est.tmp, p,
+        m->est.gaps[p + rank] = m->exchange_cost;
+        double t_exchange = MPI_Wtime();
+        int rc = mca_coll_rabred_allreduce_max(m, m->est.gaps, m->est.tmp, 2 * p,
                                                &ompi_mpi_double.dt, comm);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
-        mca_coll_rabred_component.arrival_exchanges++;
-        rabred_estimate_update(&m->est, m->est.gaps, mca_coll_rabred_component.arrival_weight);
-        rabred_estimate_pace(&m->est, m->est_price, mca_coll_rabred_component.arrival_min_gain);
-        opal_output_verbose(3, mca_coll_rabred_component.output,
+        double t_out = MPI_Wtime();
+        /* the exchange's time includes waiting for the last rank to leave
+         * the call, which its price (microseconds of messages) does not */
+        m->exchange_cost = t_exchange > t_in ? (t_out - t_exchange) / (t_exchange - t_in) : 0;
+        c->arrival_exchanges++;
+        c->arrival_exchange_seconds += t_out - t_exchange;
+        rabred_estimate_update(&m->est, m->est.gaps, c->arrival_weight);
+        rabred_estimate_note_cost(&m->est, m->est.gaps + p);
+        rabred_estimate_pace(&m->est, m->est_price, c->arrival_min_gain);
+        opal_output_verbose(3, c->output,
                             "coll:rabred: arrival estimate on %s after %d calls: spread %.3g us, "
-                            "my offset %.3g us, next exchange in %d calls", comm->c_name,
-                            m->est.calls, rabred_estimate_spread(&m->est) * 1e6,
-                            m->est.acting[rank] * 1e6, m->est.period);
+                            "my offset %.3g us, exchange %.3g us (call %.3g us), exchanges "
+                            "cost %.3g calls, next in %d calls", comm->c_name, m->est.calls,
+                            rabred_estimate_spread(&m->est) * 1e6, m->est.acting[rank] * 1e6,
+                            (t_out - t_exchange) * 1e6, (t_exchange - t_in) * 1e6,
+                            m->est.cost, m->est.period);
     }
     m->last_exit = MPI_Wtime();
     return OMPI_SUCCESS;

@@ -32,6 +32,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     memset(&m->est, 0, sizeof(m->est));
     memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     m->last_exit = 0;
+    m->exchange_cost = 0;
     m->hint = RABRED_HINT_AUTO;
     m->hint_changes_seen = -1;
     strcpy(m->hint_text, "auto");

@@ -23,8 +23,8 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
     e->offset = calloc((size_t)p, sizeof(double));
     e->last = calloc((size_t)p, sizeof(double));
     e->acting = calloc((size_t)p, sizeof(double));
-    e->gaps = calloc((size_t)p, sizeof(double));
-    e->tmp = calloc((size_t)p, sizeof(double));
+    e->gaps = calloc(2 * (size_t)p, sizeof(double)); /* gaps, then exchange costs */
+    e->tmp = calloc(2 * (size_t)p, sizeof(double));
     if (NULL == e->offset || NULL == e->last || NULL == e->acting || NULL == e->gaps ||
         NULL == e->tmp) {
         rabred_estimate_fini(e);
@@ -82,6 +82,7 @@ void rabred_estimate_reset(rabred_estimate_t *e)
     e->calls = 0;
     e->period = 1;
     e->skip = 0;
+    e->cost = 0;
 }
 
 void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
@@ -189,6 +190,25 @@ int rabred_estimate_due(rabred_estimate_t *e)
     return 1;
 }
 
+void rabred_estimate_note_cost(rabred_estimate_t *e, const double *costs)
+{
+    double sum = 0;
+    for (int i = 0; i < e->p; i++) {
+        sum += sane_gap(costs[i]); /* the same test: finite and >= 0 */
+    }
+    e->cost = sum / e->p;
+}
+
+int rabred_estimate_longest_period(const rabred_estimate_t *e)
+{
+    int period = RABRED_ESTIMATE_MAX_PERIOD;
+    while (period < RABRED_ESTIMATE_COSTLY_PERIOD &&
+           e->cost > RABRED_ESTIMATE_MAX_OVERHEAD * period) {
+        period *= 2;
+    }
+    return period;
+}
+
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain)
 {
     if (!(balanced_price > 0)) {
@@ -196,9 +216,8 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
     }
     int quiet = !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
                 spread_of(e->last, e->p) < min_gain * balanced_price;
-    int doubled = e->period > 1 ? 2 * e->period : 2;
-    e->period = !quiet ? 1 : doubled < RABRED_ESTIMATE_MAX_PERIOD ? doubled
-                                                                  : RABRED_ESTIMATE_MAX_PERIOD;
+    int doubled = e->period > 1 ? 2 * e->period : 2, longest = rabred_estimate_longest_period(e);
+    e->period = !quiet ? 1 : doubled < longest ? doubled : longest;
     e->skip = e->period - 1;
 }
 

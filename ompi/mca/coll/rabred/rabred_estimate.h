@@ -69,10 +69,13 @@ typedef struct {
      * estimated call made auto switch for two calls and lose 17%), and a
      * one-off cannot be exploited by the next call anyway. */
     double *acting;
-    double *gaps;   /* p doubles: this call's gaps, exchanged by the component */
-    double *tmp;    /* p doubles of scratch for that exchange */
+    /* 2p doubles, exchanged by the component: this call's gaps, then each
+     * rank's measured cost of its previous exchange (rabred_estimate_note_cost) */
+    double *gaps;
+    double *tmp;    /* 2p doubles of scratch for that exchange */
     int period;     /* calls from one exchange to the next (0 counts as 1) */
     int skip;       /* calls still to go without an exchange */
+    double cost;    /* an exchange's measured cost in calls (rabred_estimate_note_cost) */
 } rabred_estimate_t;
 
 /* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
@@ -121,15 +124,36 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
  * README).  So each exchange that finds the arrivals balanced (neither the
  * acting offsets nor the last call's lateness could save min_gain of the
  * call) doubles the number of calls until the next one, up to
- * RABRED_ESTIMATE_MAX_PERIOD; one that finds a rank late brings it back to
- * every call.  Skipped calls run the balanced choice.  Nothing is lost in
+ * RABRED_ESTIMATE_MAX_PERIOD, or further when the exchange measured costly
+ * (rabred_estimate_longest_period); one that finds a rank late brings it
+ * back to every call.  Skipped calls run the balanced choice.  Nothing is lost in
  * between: a gap runs from the last exchanged call's exit, and since calls
  * end together on every rank, the gaps still differ by exactly this call's
- * arrival offsets.  A rank that turns late is seen within
- * RABRED_ESTIMATE_MAX_PERIOD calls and acted on at the exchange after
+ * arrival offsets.  A rank that turns late is seen within one period
+ * and acted on at the exchange after
  * (the twice-in-a-row rule).  Every rank counts the same calls and holds
  * the same estimate, so all skip the same calls. */
 #define RABRED_ESTIMATE_MAX_PERIOD 8
+
+/* What an exchange really costs.  Its messages are cheap (the model prices
+ * them; rabred_estimate_pays), but a rank also waits in it for the last
+ * rank to leave the call, which no price knows: the ranks leave a 4 MiB
+ * allreduce on the emulated cluster up to 130 ms apart, and over shared
+ * memory, oversubscribed, the exchange took a third of a 256 KiB call
+ * (coll_rabred_arrival_exchange_seconds; README, "Pacing the exchange").
+ * So each rank measures its exchange against its call (seconds in the
+ * exchange / seconds in the call before it) and sends that ratio with its
+ * next gap; every rank then holds the same mean over ranks in e->cost
+ * (costs: p ratios; not finite or negative counts as 0). */
+void rabred_estimate_note_cost(rabred_estimate_t *e, const double *costs);
+
+/* The longest period the pacing may reach: RABRED_ESTIMATE_MAX_PERIOD, or,
+ * while an exchange measured at e->cost calls would cost more than
+ * RABRED_ESTIMATE_MAX_OVERHEAD of the calls at that period, the next power
+ * of two, up to RABRED_ESTIMATE_COSTLY_PERIOD (a rank that turns late is
+ * then seen up to that many calls later). */
+#define RABRED_ESTIMATE_COSTLY_PERIOD 64
+int rabred_estimate_longest_period(const rabred_estimate_t *e);
 
 /* Does this call exchange its gap?  Counts a skipped call down. */
 int rabred_estimate_due(rabred_estimate_t *e);
