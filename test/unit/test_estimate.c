@@ -277,9 +277,10 @@ static int calls_to_next(rabred_estimate_t *e)
 }
 
 /* Pacing: balanced exchanges double the period up to the maximum; a rank
- * late by min_gain of the call in the last exchange brings it back to every
- * call at once (before the twice-in-a-row rule lets it act); a lateness
- * below that does not; an unknown price leaves the pacing as it was (a
+ * late by min_gain of the call in the last exchange makes the next call
+ * exchange (before the twice-in-a-row rule lets it act) and, if it was a
+ * blip, costs only that exchange; late twice brings it back to every call;
+ * a lateness below that does nothing; an unknown price leaves the pacing as it was (a
  * fresh estimate: every call; a forced call between auto's calls: auto's
  * countdown and period go on); reset starts over. */
 static void test_pace(void)
@@ -305,6 +306,21 @@ static void test_pace(void)
     rabred_estimate_pace(&e, price, gain);
     CHECK(rabred_estimate_spread(&e) > 0.001 && 0 == calls_to_next(&e),
           "late twice: acting, and every call exchanges");
+    rabred_estimate_update(&e, even, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(1 == calls_to_next(&e), "on time again: the doubling starts over (1 call skipped)");
+    rabred_estimate_reset(&e);
+    for (int i = 0; i < 4; i++) { /* the longest period: 7 calls to skip */
+        rabred_estimate_update(&e, even, 0.5);
+        rabred_estimate_pace(&e, price, gain);
+    }
+    rabred_estimate_update(&e, late, 0.5); /* a blip: late once */
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "late once: the next call looks again");
+    rabred_estimate_update(&e, even, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(7 == calls_to_next(&e), "a blip costs one exchange: the period stays the longest "
+          "(%d calls skipped, want 7)", calls_to_next(&e));
     rabred_estimate_reset(&e);
     rabred_estimate_update(&e, even, 0.5);
     rabred_estimate_pace(&e, 0, gain);

@@ -214,11 +214,17 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
     if (!(balanced_price > 0)) {
         return; /* cannot judge: leave the pacing to calls that can */
     }
-    int quiet = !rabred_estimate_may_gain(e, balanced_price, min_gain) &&
-                spread_of(e->last, e->p) < min_gain * balanced_price;
-    int doubled = e->period > 1 ? 2 * e->period : 2, longest = rabred_estimate_longest_period(e);
-    e->period = !quiet ? 1 : doubled < longest ? doubled : longest;
-    e->skip = e->period - 1;
+    if (rabred_estimate_may_gain(e, balanced_price, min_gain)) {
+        e->period = 1; /* a rank is late (twice in a row): follow it every call */
+        e->skip = 0;
+    } else if (!(spread_of(e->last, e->p) < min_gain * balanced_price)) {
+        e->skip = 0; /* late once: look again next call, keep the period for after */
+    } else {
+        int doubled = e->period > 1 ? 2 * e->period : 2;
+        int longest = rabred_estimate_longest_period(e);
+        e->period = doubled < longest ? doubled : longest;
+        e->skip = e->period - 1;
+    }
 }
 
 double rabred_estimate_exchange_price(int p, const rabred_model_t *model)
