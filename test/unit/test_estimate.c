@@ -321,6 +321,19 @@ static void test_pace(void)
     rabred_estimate_pace(&e, price, gain);
     CHECK(7 == calls_to_next(&e), "a blip costs one exchange: the period stays the longest "
           "(%d calls skipped, want 7)", calls_to_next(&e));
+    double other[4] = {0.2, 0.205, 0.2, 0.2}; /* rank 1 late instead of rank 2 */
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "another blip: the next call looks again");
+    rabred_estimate_update(&e, other, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(7 == calls_to_next(&e), "the look again finds another rank late once: no second look "
+          "(%d calls skipped, want 7)", calls_to_next(&e));
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    rabred_estimate_update(&e, late, 0.5);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "the look again finds the same rank late: every call");
     rabred_estimate_reset(&e);
     rabred_estimate_update(&e, even, 0.5);
     rabred_estimate_pace(&e, 0, gain);

@@ -82,6 +82,7 @@ void rabred_estimate_reset(rabred_estimate_t *e)
     e->calls = 0;
     e->period = 1;
     e->skip = 0;
+    e->looking = 0;
     e->cost = 0;
 }
 
@@ -214,12 +215,15 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
     if (!(balanced_price > 0)) {
         return; /* cannot judge: leave the pacing to calls that can */
     }
+    int looked = e->looking;
+    e->looking = 0;
     if (rabred_estimate_may_gain(e, balanced_price, min_gain)) {
         e->period = 1; /* a rank is late (twice in a row): follow it every call */
         e->skip = 0;
-    } else if (!(spread_of(e->last, e->p) < min_gain * balanced_price)) {
+    } else if (!looked && !(spread_of(e->last, e->p) < min_gain * balanced_price)) {
         e->skip = 0; /* late once: look again next call, keep the period for after */
-    } else {
+        e->looking = 1;
+    } else { /* balanced, or a look again that found no rank late twice */
         int doubled = e->period > 1 ? 2 * e->period : 2;
         int longest = rabred_estimate_longest_period(e);
         e->period = doubled < longest ? doubled : longest;

@@ -75,6 +75,7 @@ typedef struct {
     double *tmp;    /* 2p doubles of scratch for that exchange */
     int period;     /* calls from one exchange to the next (0 counts as 1) */
     int skip;       /* calls still to go without an exchange */
+    int looking;    /* the next exchange looks again at a rank late once */
     double cost;    /* an exchange's measured cost in calls (rabred_estimate_note_cost) */
 } rabred_estimate_t;
 
@@ -130,8 +131,11 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
  * late, and keeps the period for after (a descheduled rank looks late by a
  * few ms: with 9 ranks on 2 cores, restarting the doubling at every such
  * blip ran the exchange after 592 of 777 calls of 64 KiB, 6.9% of auto's
- * time, bench/results/estimate-cost-20261125); one that finds a rank late
- * twice in a row brings it back to
+ * time, bench/results/estimate-cost-20261125).  Only one look again per
+ * blip: when it finds another rank late once instead (9 ranks on 2 cores
+ * blip often; chains of look-agains still ran the exchange after 313 of
+ * 959 such calls, estimate-cost2-20261125), the period resumes.  One that
+ * finds a rank late twice in a row brings it back to
  * every call.  Skipped calls run the balanced choice.  Nothing is lost in
  * between: a gap runs from the last exchanged call's exit, and since calls
  * end together on every rank, the gaps still differ by exactly this call's
