@@ -66,9 +66,18 @@ static const rabred_measured_t measured[] = {
      * decides: at powers of two it prefers the neighbour ring (bruck's
      * last step there is a same-peer exchange), elsewhere it ties the two
      * and a rounding picks bruck, as measured fair at p = 12, 16 MiB
-     * (bruck 3.37 s, the neighbour ring 3.33 s). */
-    {RABRED_COLL_ALLREDUCE, "ring", 13, ANY_P, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, ANY_P, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
+     * (bruck 3.37 s, the neighbour ring 3.33 s).  At p = 16 the line
+     * stops at 4 MiB: there the rings came out ahead of bruck in three of
+     * four runs and tuned's ring in all four (full2-20261121 1.32 / 1.40
+     * against 1.41 s; estimate-cost-20261125 1.20 / 1.22 against 1.26 s;
+     * confirm-p16-20261125 1.09 / 1.15 against 1.28 s; full5-20261122
+     * 1.36 / 1.22 against 1.29 s), auto 1.03-1.09x of the best tuned on
+     * bruck; at 1 MiB bruck led in all three runs that had it (0.91-0.96x
+     * of the neighbour ring).  Above p = 16 not measured: as p = 16. */
+    {RABRED_COLL_ALLREDUCE, "ring", 13, 15, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 13, 15, 1024 * KIB, 8192 * KIB - 1, 2.0, 0},
+    {RABRED_COLL_ALLREDUCE, "ring", 16, ANY_P, 1024 * KIB, 4096 * KIB - 1, 2.0, 0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 16, ANY_P, 1024 * KIB, 4096 * KIB - 1, 2.0, 0},
     /* p = 9..15 below 1 MiB: the model prices bruck and the neighbour ring
      * within 0.1% of each other there, so a rounding picked bruck; at
      * p = 12 the rings were ahead at 64 and 256 KiB in both full runs
