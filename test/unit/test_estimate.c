@@ -276,6 +276,15 @@ static int calls_to_next(rabred_estimate_t *e)
     return n;
 }
 
+/* One exchanged call: fold its gaps, pace, and count the calls skipped
+ * before the next exchange. */
+static int exchange(rabred_estimate_t *e, const double *gaps, double price, double gain)
+{
+    rabred_estimate_update(e, gaps, 0.5);
+    rabred_estimate_pace(e, price, gain);
+    return calls_to_next(e);
+}
+
 /* Pacing: balanced exchanges double the period up to the maximum; a rank
  * late by min_gain of the call in the last exchange makes the next call
  * exchange (before the twice-in-a-row rule lets it act) and, if it was a
@@ -311,29 +320,19 @@ static void test_pace(void)
     CHECK(1 == calls_to_next(&e), "on time again: the doubling starts over (1 call skipped)");
     rabred_estimate_reset(&e);
     for (int i = 0; i < 4; i++) { /* the longest period: 7 calls to skip */
-        rabred_estimate_update(&e, even, 0.5);
-        rabred_estimate_pace(&e, price, gain);
+        exchange(&e, even, price, gain);
     }
-    rabred_estimate_update(&e, late, 0.5); /* a blip: late once */
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(0 == calls_to_next(&e), "late once: the next call looks again");
-    rabred_estimate_update(&e, even, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(7 == calls_to_next(&e), "a blip costs one exchange: the period stays the longest "
-          "(%d calls skipped, want 7)", calls_to_next(&e));
+    CHECK(0 == exchange(&e, late, price, gain), "a blip (late once): the next call looks again");
+    int got = exchange(&e, even, price, gain);
+    CHECK(7 == got, "a blip costs one exchange: the period stays the longest (%d calls "
+          "skipped, want 7)", got);
     double other[4] = {0.2, 0.205, 0.2, 0.2}; /* rank 1 late instead of rank 2 */
-    rabred_estimate_update(&e, late, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(0 == calls_to_next(&e), "another blip: the next call looks again");
-    rabred_estimate_update(&e, other, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(7 == calls_to_next(&e), "the look again finds another rank late once: no second look "
-          "(%d calls skipped, want 7)", calls_to_next(&e));
-    rabred_estimate_update(&e, late, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    rabred_estimate_update(&e, late, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(0 == calls_to_next(&e), "the look again finds the same rank late: every call");
+    CHECK(0 == exchange(&e, late, price, gain), "another blip: the next call looks again");
+    got = exchange(&e, other, price, gain);
+    CHECK(7 == got, "the look again finds another rank late once: no second look (%d calls "
+          "skipped, want 7)", got);
+    exchange(&e, late, price, gain);
+    CHECK(0 == exchange(&e, late, price, gain), "the same rank late twice: every call");
     rabred_estimate_reset(&e);
     rabred_estimate_update(&e, even, 0.5);
     rabred_estimate_pace(&e, 0, gain);
@@ -392,15 +391,11 @@ static void test_pace_costly(void)
     rabred_estimate_note_cost(&e, dear); /* the period doubles on to 64 */
     int want[] = {1, 3, 7, 15, 31, 63, 63};
     for (int i = 0; i < 7; i++) {
-        rabred_estimate_update(&e, even, 0.5);
-        rabred_estimate_pace(&e, price, gain);
-        int got = calls_to_next(&e);
+        int got = exchange(&e, even, price, gain);
         CHECK(got == want[i], "costly, balanced exchange %d: %d calls skipped, want %d", i, got,
               want[i]);
     }
-    rabred_estimate_update(&e, late, 0.5);
-    rabred_estimate_pace(&e, price, gain);
-    CHECK(0 == calls_to_next(&e), "costly, a late rank: the next call exchanges again");
+    CHECK(0 == exchange(&e, late, price, gain), "costly, a late rank: the next call looks again");
     rabred_estimate_reset(&e);
     CHECK(0 == e.cost && 8 == rabred_estimate_longest_period(&e), "reset forgets the cost");
     rabred_estimate_fini(&e);
