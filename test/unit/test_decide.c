@@ -215,6 +215,27 @@ static void test_measured_rings_large(void)
     }
 }
 
+/* From p = 16 the rings stay out up to 128 KiB (at 64 KiB the lg p-round
+ * algorithms beat them by 15-25% in four runs, bench/results/
+ * p16-64k-512k-20261125); from 128 KiB the neighbour ring again, and
+ * below p = 16 the line stops at 64 KiB.  (Not p = 24: from 128 KiB the
+ * model ties bruck and the neighbour ring there, and either may win.) */
+static void test_measured_rings_small_p16(void)
+{
+    char why[256];
+    int ps[] = {12, 15, 16, 32};
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        int p = ps[k];
+        for (int64_t bytes = 32 << 10; bytes <= 512 << 10; bytes *= 2) {
+            const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
+            int64_t stop = p >= 16 ? 128 << 10 : 64 << 10;
+            int ring = 0 == strcmp(got, "ring") || 0 == strcmp(got, "segmented_ring");
+            CHECK(ring == (bytes >= stop), "p=%d, %lld B: %s, rings %s (%s)", p,
+                  (long long)bytes, got, bytes >= stop ? "wanted" : "kept out", why);
+        }
+    }
+}
+
 /* p = 9..11 from 8 MiB: the neighbour ring, not bruck (16 MiB: 2.87-3.09
  * against 3.23-3.52 s, bench/results/big16m-p9-15-20261122); at 4 MiB
  * bruck stays (test_measured_bruck). */
@@ -288,6 +309,7 @@ int main(void)
     test_measured_p2();
     test_measured_bruck();
     test_measured_rings_large();
+    test_measured_rings_small_p16();
     test_measured_rings_p9_11();
     test_measured_reduce_ring();
     test_forced_fallback();

@@ -13,6 +13,8 @@
  *   whose simulated average elapsed time is lower by at least min_gain of
  *   the call's balanced price;
  *   non-commutative calls and p above RABRED_ESTIMATE_MAX_P never switch;
+ *   where the measured table keeps every arrival-aware plan out (from
+ *   p = 16 below 128 KiB) nothing switches and nothing is estimated;
  * - the gap exchange's price and the 1% rule for estimating a call at
  *   all (the cluster's model: every p up to 16 from 256 KiB; a fast
  *   network: not at 64 KiB, yes at 16 MiB);
@@ -206,6 +208,41 @@ static void test_measured_scatter(void)
     CHECK(1.0 == rabred_decide_arrival_factor(scatter, 12, 1 << 20) &&
               1.0 == rabred_decide_arrival_factor(alg("prereduced_ring"), 6, 1 << 20),
           "no factor outside the measured cell or for other algorithms");
+}
+
+/* From p = 16 below 128 KiB the measured table keeps every arrival-aware
+ * plan out (bench/results/confirm-p16-64k-20261125: the pre-reduced ring
+ * at 31 ms against bruck's 21 under the skew of 16 ranks on 2 cores): a
+ * rank late by 5 ms there never switches, and the cell is not estimated
+ * at all; from 128 KiB, and at p = 15, the plans are back. */
+static void test_measured_kept_out(void)
+{
+    const rabred_alg_t *bruck = alg("bruck");
+    int64_t sizes[] = {64 << 10, 96 << 10, 128 << 10};
+    int ps[] = {15, 16, 32};
+    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+        for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
+            int p = ps[k], out = p >= 16 && sizes[j] < (128 << 10);
+            rabred_estimate_t e;
+            CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
+            double g[32] = {0, 0.005};
+            rabred_estimate_update(&e, g, 1.0);
+            rabred_estimate_update(&e, g, 1.0);
+            rabred_call_t call = {p, sizes[j] / 8, 1};
+            rabred_arrival_pick_t pick;
+            double price = book_price(&MODEL, "bruck", p, sizes[j]);
+            CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, bruck, price, 0,
+                                                      0.10, &pick),
+                  "choose p=%d", p);
+            CHECK(out ? NULL == pick.alg && NULL == pick.best : NULL != pick.best,
+                  "p=%d, %lld B, rank 1 5 ms late: %s considered, %s picked", p,
+                  (long long)sizes[j], pick.best ? pick.best->name : "none",
+                  pick.alg ? pick.alg->name : "none");
+            CHECK(out == !rabred_decide_arrival_possible(p, sizes[j]),
+                  "p=%d, %lld B: estimated %s", p, (long long)sizes[j], out ? "not" : "yes");
+            rabred_estimate_fini(&e);
+        }
+    }
 }
 
 /* The model's price of allreduce `name` for p ranks and `bytes` per rank. */
@@ -513,6 +550,7 @@ int main(void)
     test_learning();
     test_choice();
     test_measured_scatter();
+    test_measured_kept_out();
     test_choose_nomem();
     test_pays();
     test_pace();

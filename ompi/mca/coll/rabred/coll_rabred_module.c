@@ -200,9 +200,12 @@ static int choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
                            : 0;
         rabred_model_t model = mca_coll_rabred_model();
         /* a hint costs no exchange; otherwise only calls the exchange is
-         * cheap enough for, and of those the ones the pacing says are due */
-        *estimating = RABRED_HINT_LATE == m->hint || (rabred_estimate_pays(call.p, &model, price) &&
-                                                      rabred_estimate_due(&m->est));
+         * cheap enough for, where the measured table leaves some
+         * arrival-aware plan, and of those the ones the pacing says are due */
+        *estimating = RABRED_HINT_LATE == m->hint ||
+                      (rabred_estimate_pays(call.p, &model, price) &&
+                       rabred_decide_arrival_possible(call.p, bytes) &&
+                       rabred_estimate_due(&m->est));
         m->est_price = price;
         if (*estimating && OMPI_SUCCESS != (rc = mca_coll_rabred_arrival_choose(
                                                 m, &call, dtype, price > 0 ? price : 0,

@@ -52,7 +52,16 @@ static const rabred_measured_t measured[] = {
      * algorithm at 16 KiB for p = 6, 8, 16, where bruck and rabenseifner
      * (lg p rounds) were within 0.85-1.2x (full-20261121, a loaded
      * machine; at 64 KiB a quieter rerun, confirm-20261121, had the rings
-     * ahead again, so the line stops below 64 KiB). */
+     * ahead again, so the line stops below 64 KiB).  From p = 16 it goes
+     * on to 128 KiB: at 64 KiB the lg p-round algorithms beat the rings in
+     * all four runs on the VM of 2026-11-25 (bruck 21.0-23.0 ms, binary
+     * blocks 20.6-21.8, rabred's Rabenseifner 20.9-22.0, tuned's default
+     * 19.9-21.1; the rings 24.4-27.7: confirm-p16, estimate-cost,
+     * p16-64k-lgp and p16-64k-512k-20261125), and at 128 KiB everything
+     * tied (45.8-48.8 ms).  On the VM of 2026-11-22 they had tied at
+     * 64 KiB too (full5, confirm6: 19.5-22.2 ms). */
+    {RABRED_COLL_ALLREDUCE, "ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 0},
     {RABRED_COLL_ALLREDUCE, "ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0, 0},
     {RABRED_COLL_ALLREDUCE, "segmented_ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0, 0},
     /* From 1 MiB at p >= 13: at p = 16 the rings took 1.11-1.22x the best
@@ -133,6 +142,19 @@ static const rabred_measured_t measured[] = {
      * there it would make the scatter look 1% ahead at p = 8, where it
      * measured 3.5% behind. */
     {RABRED_COLL_ALLREDUCE, "prereduced_scatter", 6, 8, 512 * KIB, 2048 * KIB, 0.87, 1},
+    /* From p = 16 below 128 KiB, where the rings are kept out of the
+     * balanced decision above, the arrival-aware plans are kept out too:
+     * they run 2(p-1) or more lock-step rounds each.  Balanced, they took
+     * 29.2 (pre-reduced ring), 32.6 (sorted linear tree) and 50.9 ms
+     * (pre-reduced scatter) against bruck's 21.0 at p = 16, 64 KiB
+     * (confirm-p16-20261125); and once bruck was the balanced choice, the
+     * few ms of skew that 16 ranks on 2 cores always show made auto switch
+     * to the pre-reduced ring in 174 of 306 calls, at 31.0 against bruck's
+     * 21.2 ms (confirm-p16-64k-20261125).  With all of them out, the cell
+     * is not estimated at all (rabred_decide_arrival_possible). */
+    {RABRED_COLL_ALLREDUCE, "prereduced_ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
+    {RABRED_COLL_ALLREDUCE, "sorted_linear_tree", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
+    {RABRED_COLL_ALLREDUCE, "prereduced_scatter", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
 };
 
 /* The first matching line's factor among the lines for balanced decisions
@@ -160,6 +182,17 @@ double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg
 double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes)
 {
     return measured_factor(RABRED_COLL_ALLREDUCE, alg, p, bytes, 1);
+}
+
+int rabred_decide_arrival_possible(int p, int64_t bytes)
+{
+    for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
+        const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
+        if (alg->arrival_aware && rabred_decide_arrival_factor(alg, p, bytes) > 0) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 const char *rabred_why_name(rabred_why_t why)

@@ -55,8 +55,14 @@ double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg
 
 /* The measured table's factor on the simulated average elapsed time of the
  * arrival-aware allreduce `alg` under arrival offsets (the arrival
- * estimate's choice), for p ranks and `bytes` per rank (1: none). */
+ * estimate's choice), for p ranks and `bytes` per rank (1: none; 0: kept
+ * out of that cell). */
 double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes);
+
+/* 1 when the measured table leaves some arrival-aware allreduce in the
+ * cell (p, bytes), so that estimating arrivals there can pay off; 0 when
+ * it keeps them all out. */
+int rabred_decide_arrival_possible(int p, int64_t bytes);
 
 /* Choose for `call` (bytes = count * type size) given the forced id
  * (RABRED_ALG_AUTO, RABRED_ALG_PREVIOUS or a table id). */

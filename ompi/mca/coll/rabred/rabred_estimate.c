@@ -292,8 +292,13 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
         if (!alg->arrival_aware || NULL != rabred_alg_violation(alg, call)) {
             continue;
         }
+        double factor = rabred_decide_arrival_factor(alg, call->p,
+                                                     call->count * (int64_t)type_size);
+        if (!(factor > 0)) {
+            continue; /* kept out of this cell by the measured table */
+        }
         rc = simulate(e, call, type_size, model, alg, seg_count, &t);
-        t *= rabred_decide_arrival_factor(alg, call->p, call->count * (int64_t)type_size);
+        t *= factor;
         if (RABRED_OK == rc && (pick->best_s < 0 || t < pick->best_s)) {
             pick->best_s = t;
             pick->best = alg;
