@@ -160,7 +160,9 @@ static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
  * count it and say so at the verbose levels.  *estimating (MPI_Allreduce
  * only, else NULL) is cleared when the model says the gap exchange would
  * cost more than the call can spare (rabred_estimate_pays), when the
- * pacing skips this call (rabred_estimate_due), and when a forced or
+ * measured table keeps every arrival-aware plan out of the call's cell
+ * (rabred_decide_arrival_possible), when the pacing skips this call
+ * (rabred_estimate_due), and when a forced or
  * rule-chosen algorithm does not read the estimate.  OMPI_SUCCESS, or
  * OMPI_ERR_OUT_OF_RESOURCE when the simulator behind the cost model or the
  * arrival-aware choice ran out of memory (nothing is counted then). */

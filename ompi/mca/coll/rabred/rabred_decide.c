@@ -25,6 +25,10 @@ typedef struct {
 
 #define ANY_P (1 << 30)
 #define KIB ((int64_t)1024)
+/* The last size of the cell from p = 16 where the rings are kept out of
+ * the balanced decision and the arrival-aware plans out of the estimate's
+ * choice: both groups of lines must cover the same cell. */
+#define LGP_ONLY_P16_MAX (128 * KIB - 1)
 
 /* Measured on the emulated 100 Mbit/s TCP cluster (bench/results/
  * full-20261121: p = 2..8, 12, 16 hosts, 8 B..4 MiB, every rabred and
@@ -60,8 +64,8 @@ static const rabred_measured_t measured[] = {
      * p16-64k-lgp and p16-64k-512k-20261125), and at 128 KiB everything
      * tied (45.8-48.8 ms).  On the VM of 2026-11-22 they had tied at
      * 64 KiB too (full5, confirm6: 19.5-22.2 ms). */
-    {RABRED_COLL_ALLREDUCE, "ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 0},
-    {RABRED_COLL_ALLREDUCE, "segmented_ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 0},
+    {RABRED_COLL_ALLREDUCE, "ring", 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 0},
+    {RABRED_COLL_ALLREDUCE, "segmented_ring", 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 0},
     {RABRED_COLL_ALLREDUCE, "ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0, 0},
     {RABRED_COLL_ALLREDUCE, "segmented_ring", 4, ANY_P, 0, 64 * KIB - 1, 0.0, 0},
     /* From 1 MiB at p >= 13: at p = 16 the rings took 1.11-1.22x the best
@@ -152,9 +156,9 @@ static const rabred_measured_t measured[] = {
      * to the pre-reduced ring in 174 of 306 calls, at 31.0 against bruck's
      * 21.2 ms (confirm-p16-64k-20261125).  With all of them out, the cell
      * is not estimated at all (rabred_decide_arrival_possible). */
-    {RABRED_COLL_ALLREDUCE, "prereduced_ring", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
-    {RABRED_COLL_ALLREDUCE, "sorted_linear_tree", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
-    {RABRED_COLL_ALLREDUCE, "prereduced_scatter", 16, ANY_P, 0, 128 * KIB - 1, 0.0, 1},
+    {RABRED_COLL_ALLREDUCE, "prereduced_ring", 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
+    {RABRED_COLL_ALLREDUCE, "sorted_linear_tree", 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
+    {RABRED_COLL_ALLREDUCE, "prereduced_scatter", 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
 };
 
 /* The first matching line's factor among the lines for balanced decisions
