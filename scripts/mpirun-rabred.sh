@@ -10,7 +10,8 @@
 #   --oversubscribe              tests use more ranks than cores
 #   --mca mpi_yield_when_idle 1  oversubscribed ranks must not busy-poll
 #   --mca btl self,vader         one node: shared memory only
-#   --mca mca_base_component_path BUILD/.libs:SYSTEM_COMPONENT_DIR
+#   --mca mca_base_component_path BUILD/components[:SYSTEM_COMPONENT_DIR]
+#                                (and on 5.0 PMIx's own path; component-args.sh)
 #   --mca coll $RABRED_COLL      default rabred,basic,libnbc; skipped when the
 #                                caller passes its own --mca coll
 # Environment:
@@ -29,9 +30,10 @@ fi
 # shellcheck source=/dev/null
 . "$env_file"
 
-component_path="$RABRED_BUILDDIR/.libs:$OMPI_PKGLIBDIR"
-if [ ! -e "$RABRED_BUILDDIR/.libs/mca_coll_rabred.so" ]; then
-    echo "mpirun-rabred.sh: warning: $RABRED_BUILDDIR/.libs/mca_coll_rabred.so" \
+# shellcheck source=scripts/component-args.sh
+. "$here/component-args.sh"
+if [ ! -e "$RABRED_BUILDDIR/components/mca_coll_rabred.so" ]; then
+    echo "mpirun-rabred.sh: warning: $RABRED_BUILDDIR/components/mca_coll_rabred.so" \
          "does not exist: run make first" >&2
 fi
 
@@ -39,7 +41,7 @@ fi
 # variable reaches its component search.
 if [ "${1:-}" = "--ompi-info" ]; then
     shift
-    export OMPI_MCA_mca_base_component_path="$component_path"
+    export OMPI_MCA_mca_base_component_path="$rabred_component_path"
     exec "$OMPI_INFO" "$@"
 fi
 
@@ -51,7 +53,7 @@ fi
 args+=(--oversubscribe
        --mca mpi_yield_when_idle 1
        --mca btl self,vader
-       --mca mca_base_component_path "$component_path")
+       "${rabred_component_args[@]}")
 
 # Respect a coll list given on the command line.
 caller_sets_coll=no

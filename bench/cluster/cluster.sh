@@ -379,7 +379,8 @@ cmd_run() {
     [ -f "$env_file" ] || die "$env_file not found: build first (scripts/setup.sh) or set RABRED_ENV"
     # shellcheck source=/dev/null
     . "$env_file"
-    local component_path="$RABRED_BUILDDIR/.libs:$OMPI_PKGLIBDIR"
+    # shellcheck source=scripts/component-args.sh
+    . "$here/../../scripts/component-args.sh"
 
     local caller_sets_coll=no caller_sets_btl=no np=0 prev='' a
     for a in "$@"; do
@@ -401,7 +402,7 @@ cmd_run() {
         --mca plm_rsh_no_tree_spawn 1
         --mca oob_tcp_if_include "$SUBNET"
         --mca btl_tcp_if_include "$SUBNET"
-        --mca mca_base_component_path "$component_path"
+        "${rabred_component_args[@]}"
         # All "hosts" share the same cores: each daemon would bind its first
         # rank to core 0, so two hosts would fight over one core.
         --bind-to none)

@@ -15,6 +15,8 @@
 #include "mpi.h"
 #include "ompi/mca/coll/coll.h"
 
+#include "coll_rabred_ompi.h"
+
 #include "rabred_decide.h"
 #include "rabred_estimate.h"
 #include "rabred_model.h"
@@ -60,7 +62,7 @@ BEGIN_C_DECLS
 #define RABRED_DEFAULT_ARRIVAL_MIN_GAIN 0.10
 
 typedef struct {
-    mca_coll_base_component_2_0_0_t super;
+    rabred_coll_base_component_t super;
     int priority;
     int verbose;
     int output; /* opal_output stream for warnings and decision lines */
@@ -81,7 +83,7 @@ typedef struct {
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
 } mca_coll_rabred_component_t;
 
-OMPI_MODULE_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
+RABRED_COMPONENT_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
 
 /* A temporary kept between calls on one communicator (see
  * mca_coll_rabred_tmpbuf_alloc). */

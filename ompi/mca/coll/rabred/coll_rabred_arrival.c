@@ -48,7 +48,9 @@ static volatile int hint_changes;
 /* Open MPI keeps an info key on a communicator only when a subscriber
  * accepts it; this one accepts what rabred_hint_parse understands and
  * answers anything else with a warning and "auto". */
-static char *hint_accept(opal_infosubscriber_t *object, char *key, char *value)
+static RABRED_INFO_CB_CONST char *hint_accept(opal_infosubscriber_t *object,
+                                              RABRED_INFO_CB_CONST char *key,
+                                              RABRED_INFO_CB_CONST char *value)
 {
     static char fallback[] = "auto";
     struct ompi_communicator_t *comm = (struct ompi_communicator_t *)object;
@@ -84,7 +86,8 @@ static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     }
     m->hint_changes_seen = changes;
     if (NULL != comm->super.s_info) {
-        opal_info_get(comm->super.s_info, RABRED_HINT_KEY, RABRED_HINT_TEXT_MAX, text, &flag);
+        rabred_ompi_info_get(comm->super.s_info, RABRED_HINT_KEY, text, RABRED_HINT_TEXT_MAX,
+                             &flag);
     }
     if (!flag) {
         strcpy(text, "auto");

@@ -17,7 +17,6 @@
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
-#include "ompi/mca/rte/rte.h"
 #include "opal/util/output.h"
 #include "opal/util/proc.h"
 
@@ -47,7 +46,7 @@ static int rabred_close(void);
 mca_coll_rabred_component_t mca_coll_rabred_component = {
     .super = {
         .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
+            RABRED_COLL_BASE_VERSION,
             .mca_component_name = "rabred",
             MCA_BASE_MAKE_VERSION(component, 0, 1, 0),
             .mca_open_component = rabred_open,
@@ -361,7 +360,7 @@ static int rabred_register(void)
  * one copy is enough), on the other ranks and for notes at verbose >= 1. */
 static int rules_speaker(void)
 {
-    return 0 == OMPI_PROC_MY_NAME->vpid || mca_coll_rabred_component.verbose >= 1;
+    return 0 == rabred_ompi_my_vpid() || mca_coll_rabred_component.verbose >= 1;
 }
 
 static void report_rules(void *ctx, rabred_rules_severity_t severity, const char *message)
@@ -390,7 +389,7 @@ static void load_rules(mca_coll_rabred_component_t *c)
         opal_output(0,
                     "coll:rabred: rank %u (%s): rules file %s rejected%s; using the built-in "
                     "decision",
-                    (unsigned)OMPI_PROC_MY_NAME->vpid,
+                    rabred_ompi_my_vpid(),
                     NULL != opal_process_info.nodename ? opal_process_info.nodename : "?",
                     c->rules_file,
                     rules_speaker() ? "" : " (why: see rank 0, or set coll_rabred_verbose 1)");
