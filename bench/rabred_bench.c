@@ -150,6 +150,7 @@ typedef struct {             /* one measurement: over ranks, seconds per call */
 static int g_rank, g_size;
 static FILE *g_csv;
 static int g_tuned_loaded, g_tuned_dynamic;
+static int g_hosts; /* distinct processor names among the ranks */
 
 /* ---- errors and options ------------------------------------------------ */
 
@@ -563,6 +564,30 @@ static void load_tuned_variants(coll_t *c, const options_t *o)
     }
     write_cvar(h, c->tuned_cvar, 0);
     MPI_T_cvar_handle_free(&h);
+}
+
+/* "han:default": Open MPI's hierarchical coll/han, on a duplicate of
+ * MPI_COMM_WORLD created with the info key ompi_comm_coll_preference=han,
+ * which puts han above every other component on that communicator (Open
+ * MPI 4.1 and 5.0).  Only where han is loaded (it must be in the coll
+ * list) and the ranks span several hosts: on one node han declines and
+ * the communicator would get the ordinary selection. */
+static void load_han_variant(coll_t *c, const options_t *o)
+{
+    int index;
+    if (g_hosts < 2 || !wanted(o, "han:default") ||
+        MPI_SUCCESS != MPI_T_cvar_get_index("coll_han_priority", &index)) {
+        return;
+    }
+    MPI_Info info;
+    MPI_Comm comm;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "ompi_comm_coll_preference", "han");
+    if (MPI_SUCCESS != MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm)) {
+        fail_all("MPI_Comm_dup_with_info failed for", "han:default");
+    }
+    MPI_Info_free(&info);
+    add_variant(c, "han:default", FAMILY_TUNED, c->previous_value, comm, 0);
 }
 
 static void select_variant(const coll_t *c, const variant_t *v)
@@ -1260,6 +1285,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     load_rabred_variants(c, o);
     load_balanced_variant(c, o);
     load_tuned_variants(c, o);
+    load_han_variant(c, o);
     if (0 == g_rank) {
         print_all_header(c, o);
     }
@@ -1375,11 +1401,11 @@ int main(int argc, char **argv)
     if (NULL == sbuf || NULL == rbuf) {
         fail_all("out of memory for the message buffers", NULL);
     }
-    int hosts = count_hosts();
+    g_hosts = count_hosts();
     connect_all_pairs();
     open_csv(&o);
     if (0 == g_rank) {
-        print_preamble(&o, hosts);
+        print_preamble(&o, g_hosts);
     }
 
     static coll_t allreduce = { .kind = COLL_ALLREDUCE, .label = "allreduce",

@@ -41,7 +41,7 @@ suite=trixie
 # What scripts/setup.sh installs, plus PMIx's headers (Open MPI 5's include
 # its) and what the emulated cluster's scripts call inside (ip, nsenter).
 packages=(openmpi-bin libopenmpi-dev libpmix-dev autoconf automake libtool libhwloc-dev
-          pkg-config make gcc iproute2 util-linux procps python3)
+          pkg-config make gcc iproute2 util-linux mount procps python3)
 stamp_text="rabred root file system: suite=$suite packages=${packages[*]}"
 say() { echo "ompi5: $*" >&2; }
 
@@ -107,14 +107,18 @@ ensure_root() {
     is_current || { say "the new root file system does not run Open MPI 5.0"; exit 1; }
 }
 
-mounted=()
 mount_all() {
+    # the root itself a mount point, as `ip netns add` (the emulated
+    # cluster) wants of / when it makes its mounts private
+    if ! mountpoint -q "$root"; then
+        mount --bind "$root" "$root"
+        mount --make-private "$root"
+    fi
     for d in proc sys dev run; do
         mkdir -p "$root/$d"
         if ! mountpoint -q "$root/$d"; then
             mount --rbind "/$d" "$root/$d"
             mount --make-rslave "$root/$d"
-            mounted+=("$root/$d")
         fi
     done
 }
@@ -124,7 +128,9 @@ unmount_all() {
             umount -R "$root/$d" 2>/dev/null || umount -l "$root/$d" || true
         fi
     done
-    mounted=()
+    if mountpoint -q "$root" 2>/dev/null; then
+        umount "$root" 2>/dev/null || umount -l "$root" || true
+    fi
 }
 
 # The source files, without build products: git's list in a checkout
@@ -148,8 +154,11 @@ copy_source() {
 }
 
 in_root() { # command...: run in the copy, as root, with a plain environment
+    local commit
+    commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    git -C "$top" diff --quiet HEAD 2>/dev/null || commit="$commit (modified)"
     chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-        TERM="${TERM:-dumb}" RABRED_OMPI5=0 \
+        TERM="${TERM:-dumb}" RABRED_OMPI5=0 RABRED_COMMIT="$commit" \
         ${RABRED_NP_LIST:+RABRED_NP_LIST="$RABRED_NP_LIST"} \
         ${RABRED_TIMEOUT:+RABRED_TIMEOUT="$RABRED_TIMEOUT"} \
         ${RABRED_BENCH_ARGS:+RABRED_BENCH_ARGS="$RABRED_BENCH_ARGS"} \
@@ -185,7 +194,11 @@ case $cmd in
         trap unmount_all EXIT
         mount_all
         copy_source 0
-        in_root "$@"
+        rc=0
+        in_root "$@" || rc=$?
+        # benchmark runs land in the copy's bench/results: bring new ones back
+        cp -rn "$root/src/rabred/bench/results/." "$top/bench/results/" 2>/dev/null || true
+        exit $rc
         ;;
     *)
         sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'

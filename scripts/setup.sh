@@ -3,9 +3,28 @@
 # autogen/configure/make.  Idempotent: each step runs only when needed, so
 # run-main.sh and run-tests.sh call it every time.
 #
+#   scripts/setup.sh            install what is missing, build
+#   scripts/setup.sh --install  ... then make install, and print how to run
+#                               with rabred on this Open MPI
+#
+# It builds against the Open MPI whose mpicc, ompi_info and mpirun come
+# first on PATH, 4.1.x or 5.0.x: a user with Open MPI 5 (Debian 13, or a
+# build of their own in /opt/openmpi-5) installs rabred into it with
+#
+#   PATH=/opt/openmpi-5/bin:$PATH bash scripts/setup.sh --install
+#
 # Environment:
-#   RABRED_CONFIGURE_FLAGS  extra ./configure arguments (first configure only)
+#   RABRED_CONFIGURE_FLAGS  extra ./configure arguments (first configure only),
+#                           e.g. --with-ompi-componentdir=$HOME/.openmpi/components
 set -euo pipefail
+
+install=no
+if [ "${1:-}" = --install ]; then
+    install=yes
+elif [ $# -gt 0 ]; then
+    echo "usage: scripts/setup.sh [--install]" >&2
+    exit 2
+fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "setup: $*"; }
@@ -57,3 +76,34 @@ fi
 say "make -j2"
 make -j2
 say "build ready"
+if [ "$install" = no ]; then
+    exit 0
+fi
+say "make install"
+make install
+# shellcheck source=/dev/null
+. ./rabred-env.sh
+say "installed $RABRED_COMPONENTDIR/mca_coll_rabred.so for Open MPI $OMPI_SERIES"
+if [ "$OMPI_SERIES" = 5.0 ]; then
+    # Open MPI's own directory too when its components are separate files
+    path=$RABRED_COMPONENTDIR
+    if [ "$OMPI_PKGLIBDIR" != "$path" ] && compgen -G "$OMPI_PKGLIBDIR/mca_*.so" >/dev/null; then
+        path=$OMPI_PKGLIBDIR:$path
+    fi
+    # mpirun hands that path to PMIx too, which then names every file there
+    # that is not one of its own; give PMIx back its own directory
+    pmix_mca=() pmix_env=''
+    if [ -n "$PMIX_COMPONENTDIR" ]; then
+        pmix_mca=(--pmixmca mca_base_component_path "$PMIX_COMPONENTDIR")
+        pmix_env=" PMIX_MCA_mca_base_component_path=$PMIX_COMPONENTDIR"
+    fi
+    cat <<TXT
+setup: Open MPI 5.0's mpirun may set the component path of its ranks itself
+setup: (Debian's 5.0.7 does), so name rabred's directory on every mpirun line:
+setup:   mpirun --mca mca_base_component_path $path ${pmix_mca[*]} --mca coll rabred,tuned,basic,libnbc ...
+setup: or once in your shell:
+setup:   export OMPI_MCA_mca_base_component_path=$path$pmix_env
+TXT
+else
+    echo "setup: Open MPI 4.1 finds it there: mpirun --mca coll rabred,tuned,basic,libnbc ..."
+fi

@@ -143,7 +143,12 @@ def analyse(data, bw, balanced):
                  auto['max'] / min(s['max'] for s in tuned.values()),
              'auto_spread': auto['spread'], 'best_tuned_spread': tuned[bt]['spread'],
              'bound_us': None, 'auto_over_bound': None, 'best_tuned_over_bound': None,
-             'stats': st, 'default_name': default}
+             'stats': st, 'default_name': default,
+             # coll/han (bench/rabred_bench's han:default, multi-host runs
+             # with han loaded): Open MPI 5.0's default on several nodes
+             'han_us': ok['han:default']['avg'] if 'han:default' in ok else None,
+             'auto_over_han': auto['avg'] / ok['han:default']['avg']
+                              if 'han:default' in ok else None}
         if balanced and bw and nbytes >= BOUND_MIN_BYTES:
             b = bound_us(coll, p, nbytes, bw)
             r['bound_us'] = b
@@ -171,7 +176,7 @@ def write_csvs(outdir, data, rows):
             'best_rabred', 'best_rabred_us', 'auto_over_default', 'auto_over_best_tuned',
             'best_tuned_by_max', 'auto_over_best_tuned_by_max',
             'best_rabred_over_best_tuned', 'auto_spread', 'best_tuned_spread',
-            'bound_us', 'auto_over_bound', 'best_tuned_over_bound']
+            'bound_us', 'auto_over_bound', 'best_tuned_over_bound', 'han_us', 'auto_over_han']
     with open(os.path.join(outdir, 'ratios.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow([{'default': 'tuned_default_us', 'auto': 'rabred_auto_us'}.get(k, k)
@@ -254,7 +259,11 @@ def write_markdown(outdir, rows, modes, bw, bw_src, balanced, plots):
             continue
         L += ['## MPI_%s' % ('Allreduce' if coll == 'allreduce' else 'Reduce (root 0)'), '',
               '### rabred:auto / best tuned', '', grid_table(rows, coll, 'auto_over_best_tuned'), '',
-              '### rabred:auto / tuned:default', '', grid_table(rows, coll, 'auto_over_default'), '',
+              '### rabred:auto / tuned:default', '', grid_table(rows, coll, 'auto_over_default'), '']
+        if any(r['coll'] == coll and r['auto_over_han'] for r in rows):
+            L += ['### rabred:auto / han:default (coll/han, Open MPI\'s hierarchical '
+                  'component)', '', grid_table(rows, coll, 'auto_over_han'), '']
+        L += [
               '### rabred:auto / best tuned, by the max over ranks (completion time)', '',
               grid_table(rows, coll, 'auto_over_best_tuned_by_max'), '',
               '### best rabred algorithm / best tuned', '',

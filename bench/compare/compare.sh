@@ -173,7 +173,13 @@ meta=$out/raw/meta.txt
     echo "kernel: $(uname -r)"
     echo "os: $(grep -m1 '^PRETTY_NAME=' /etc/os-release 2>/dev/null | cut -d= -f2- | tr -d '"')"
     echo "openmpi: $(ompi_info --version 2>/dev/null | head -1)"
-    echo "rabred: $(git -C "$top" rev-parse --short HEAD 2>/dev/null)$(git -C "$top" diff --quiet 2>/dev/null || echo ' (modified)') branch $(git -C "$top" rev-parse --abbrev-ref HEAD 2>/dev/null)"
+    # a copy without git (scripts/ompi5.sh's root file system) is told its
+    # commit in RABRED_COMMIT
+    if git -C "$top" rev-parse HEAD >/dev/null 2>&1; then
+        echo "rabred: $(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet 2>/dev/null || echo ' (modified)') branch $(git -C "$top" rev-parse --abbrev-ref HEAD)"
+    else
+        echo "rabred: ${RABRED_COMMIT:-unknown}"
+    fi
     echo "tcp_congestion_control: $(cat /proc/sys/net/ipv4/tcp_congestion_control 2>/dev/null)"
 } > "$meta"
 
@@ -243,8 +249,12 @@ for p in $p_list; do
     # In the background, so a signal reaches our trap at once (bash runs
     # traps only between foreground commands).
     rc=0
-    RABRED_COLL=rabred,tuned,basic,libnbc timeout --kill-after=60 "$((timeout_min * 60))" \
+    # coll/han is loaded at priority 0, below tuned: it serves only the
+    # bench's han:default variant (a communicator that prefers it), so
+    # tuned:default stays coll/tuned's decision on both Open MPI series
+    RABRED_COLL=rabred,tuned,han,basic,libnbc timeout --kill-after=60 "$((timeout_min * 60))" \
         "$cluster" run -np "$p" --map-by node --mca coll_tuned_use_dynamic_rules 1 \
+        --mca coll_han_priority 0 \
         "$top/bench/rabred_bench" "${bench_args[@]}" --csv "$out/raw/p$p.csv" \
         > "$out/raw/p$p.md" 2> "$out/raw/p$p.err" &
     bench_pid=$!
