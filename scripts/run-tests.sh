@@ -284,6 +284,37 @@ else
     fail rabred-plan "$plan_log"
 fi
 
+# configure stops, with its message, on an Open MPI it cannot build
+# against: another series (a stand-in ompi_info that reports 4.0.7) or no
+# developer headers (a stand-in mpicc whose include directory is empty).
+# It runs on a copy of the generated configure and what it reads.
+refuse_dir=$logs/configure-refuses
+rm -rf "$refuse_dir"
+mkdir -p "$refuse_dir/src/ompi/mca/coll/rabred/compat/ompi/mpi/fortran/base" "$refuse_dir/empty"
+cp -r configure config Makefile.in rabred-env.sh.in "$refuse_dir/src/"
+cp ompi/mca/coll/rabred/compat/ompi/mpi/fortran/base/fint_2_int.h \
+   "$refuse_dir/src/ompi/mca/coll/rabred/compat/ompi/mpi/fortran/base/"
+printf '#!/bin/sh\necho "Open MPI v4.0.7"\n' >"$refuse_dir/ompi_info-4.0"
+printf '#!/bin/sh\ncase "$1" in --showme:incdirs) echo %s ;; --showme:libdirs) echo /nonexistent ;; *) exit 1 ;; esac\n' \
+    "$refuse_dir/empty" >"$refuse_dir/mpicc-no-headers"
+chmod +x "$refuse_dir/ompi_info-4.0" "$refuse_dir/mpicc-no-headers"
+refuses() { # name expected-message configure-args...
+    local name=$1 want=$2 log=$logs/$1.log
+    shift 2
+    if (cd "$refuse_dir/src" && ./configure "$@") >"$log" 2>&1; then
+        echo "configure accepted it" >>"$log"
+        fail "$name" "$log"
+    elif grep -q "$want" "$log"; then
+        pass "$name"
+    else
+        fail "$name" "$log"
+    fi
+}
+refuses configure-refuses-other-series "rabred supports Open MPI 4.1.x and 5.0.x" \
+    OMPI_INFO="$refuse_dir/ompi_info-4.0"
+refuses configure-refuses-no-headers "internal headers were not found" \
+    MPICC="$refuse_dir/mpicc-no-headers"
+
 # 6. ompi_info must load the component from the build tree and list its
 #    parameters (proves the .so loads and registers them).
 echo "== ompi_info parameters"
