@@ -158,7 +158,7 @@ run_mpi arrival-hint-np5 5 test/mpi/test_mpi_hint
 # Pacing: a forced algorithm that does not read the estimate runs no gap
 # exchange (auto's pacing is phase 5 of the run above).
 run_mpi arrival-forced-no-exchange-np5 5 test/mpi/test_mpi_hint --forced-balanced \
-    --mca coll_rabred_allreduce_algorithm segmented_ring
+    --mca coll_rabred_allreduce_algorithm neighbor_ring
 if grep -q "coll:rabred: MPI info rabred_arrival=\"late:5=1\" .* using auto" \
        "$logs/arrival-hint-np5.log"; then
     pass arrival-hint-refused
@@ -197,6 +197,23 @@ if grep -q "alg=binary_blocks why=rule ($rules_ok:2)" "$logs/rules-named-np3.log
     pass rules-named-followed
 else
     fail rules-named-followed "$logs/rules-named-np3.log"
+fi
+# The earlier names of renamed algorithms stay accepted as MCA values (and
+# in rules files): ring is pairwise_ring for MPI_Allreduce and
+# pairwise_gather for MPI_Reduce, segmented_ring is neighbor_ring.
+alias_log=$logs/mca-aliases.log
+for pair in allreduce:ring:pairwise_ring reduce:ring:pairwise_gather \
+            allreduce:segmented_ring:neighbor_ring; do
+    IFS=: read -r coll alias name <<<"$pair"
+    env "OMPI_MCA_coll_rabred_${coll}_algorithm=$alias" bash scripts/mpirun-rabred.sh \
+        --ompi-info --param coll rabred --level 9 >>"$alias_log" 2>&1
+    grep -q "\"coll_rabred_${coll}_algorithm\" (current value: \"$name\", data source: environment" \
+        "$alias_log" || echo "MISSING: $coll $alias -> $name" >>"$alias_log"
+done
+if grep -q MISSING "$alias_log"; then
+    fail mca-aliases "$alias_log"
+else
+    pass mca-aliases
 fi
 rules_bad=$logs/rules-invalid.txt
 printf 'allreduce comm_size>=2 alg=ring\nreduce msg_size>=-5 alg=binomial\n' >"$rules_bad"

@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rabred_plan.h"
-#include "rabred_sim.h"
-#include "rabred_table.h"
-#include "rabred_toolkit.h"
+#include "plan/rabred_plan.h"
+#include "sim/rabred_sim.h"
+#include "algorithms/rabred_table.h"
+#include "plan/rabred_toolkit.h"
 
 #define PROG "rabred-plan"
 #define MAX_P 1024      /* what the simulator's tests cover */
@@ -163,7 +163,7 @@ static void print_list(void)
             char restr[160];
             format_restrictions(a->restrictions, restr, sizeof(restr));
             char cost[512];
-            snprintf(cost, sizeof(cost), "cost: %s", a->cost);
+            snprintf(cost, sizeof(cost), "cost: %s", a->formula);
             printf("  %-20s restrictions: %s\n", a->name, restr);
             print_wrapped("", a->description);
             print_wrapped("", cost);

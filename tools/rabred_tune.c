@@ -70,9 +70,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rabred_plan.h"
-#include "rabred_rules.h"
-#include "rabred_table.h"
+#include "plan/rabred_plan.h"
+#include "select/rabred_rules.h"
+#include "algorithms/rabred_table.h"
 
 #define PROG "rabred-tune"
 #define ELEM ((int64_t)sizeof(double))

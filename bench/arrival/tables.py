@@ -19,8 +19,8 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'compare'))
 from analyze import human  # noqa: E402  (one size formatter for every table)
 
-ORDER = ['tuned:ring', 'tuned:default', 'rabred:balanced', 'rabred:auto', 'rabred:ring',
-         'rabred:prereduced_ring', 'rabred:prereduced_scatter', 'rabred:sorted_linear_tree']
+ORDER = ['tuned:ring', 'tuned:default', 'rabred:balanced', 'rabred:auto', 'rabred:pairwise_ring',
+         'rabred:neighbor_ring', 'rabred:prereduced_ring', 'rabred:prereduced_scatter', 'rabred:sorted_linear_tree']
 SPEEDUP_OF = ['rabred:auto', 'rabred:prereduced_ring', 'rabred:prereduced_scatter',
               'rabred:sorted_linear_tree']
 REFERENCES = ['tuned:ring', 'rabred:balanced']

@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rabred_decide.h"
+#include "select/rabred_decide.h"
 #include "rabred_test.h"
-#include "rabred_toolkit.h"
+#include "plan/rabred_toolkit.h"
 
 static const rabred_decide_ctx_t no_model = {NULL, "none", NULL, 0};
 
@@ -184,7 +184,7 @@ static void test_measured_bruck(void)
     for (int p = 9; p <= 15; p++) {
         for (int64_t bytes = 64 << 10; bytes <= 4 << 20; bytes *= 2) {
             const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
-            const char *want = bytes < (1 << 20) ? "segmented_ring" : "bruck";
+            const char *want = bytes < (1 << 20) ? "neighbor_ring" : "bruck";
             CHECK(0 == strcmp(got, want), "p=%d, %lld B: %s, want %s (%s)", p, (long long)bytes,
                   got, want, why);
         }
@@ -207,7 +207,7 @@ static void test_measured_rings_large(void)
         int64_t stop = p >= 16 ? 4 << 20 : 8 << 20;
         for (int64_t bytes = 1 << 20; bytes <= 64 << 20; bytes *= 2) {
             const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
-            const char *want = bytes < stop ? "bruck" : "segmented_ring";
+            const char *want = bytes < stop ? "bruck" : "neighbor_ring";
             int tie = bytes >= stop && !pof2 && 0 == strcmp(got, "bruck");
             CHECK(0 == strcmp(got, want) || tie, "p=%d, %lld B: %s, want %s (%s)", p,
                   (long long)bytes, got, want, why);
@@ -229,7 +229,7 @@ static void test_measured_rings_small_p16(void)
         for (int64_t bytes = 32 << 10; bytes <= 512 << 10; bytes *= 2) {
             const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
             int64_t stop = p >= 16 ? 128 << 10 : 64 << 10;
-            int ring = 0 == strcmp(got, "ring") || 0 == strcmp(got, "segmented_ring");
+            int ring = 0 == strcmp(got, "pairwise_ring") || 0 == strcmp(got, "neighbor_ring");
             CHECK(ring == (bytes >= stop), "p=%d, %lld B: %s, rings %s (%s)", p,
                   (long long)bytes, got, bytes >= stop ? "wanted" : "kept out", why);
         }
@@ -245,7 +245,7 @@ static void test_measured_rings_p9_11(void)
     for (int p = 9; p <= 11; p++) {
         for (int64_t bytes = 8 << 20; bytes <= 64 << 20; bytes *= 2) {
             const char *got = auto_pick(RABRED_COLL_ALLREDUCE, p, bytes, why, sizeof(why));
-            CHECK(0 == strcmp(got, "segmented_ring"), "p=%d, %lld B: %s, want segmented_ring (%s)",
+            CHECK(0 == strcmp(got, "neighbor_ring"), "p=%d, %lld B: %s, want segmented_ring (%s)",
                   p, (long long)bytes, got, why);
         }
     }
@@ -264,7 +264,7 @@ static void test_measured_reduce_ring(void)
         for (int64_t bytes = 256 << 10; bytes <= 64 << 20; bytes *= 2) {
             int p = ps[k];
             const char *got = auto_pick(RABRED_COLL_REDUCE, p, bytes, why, sizeof(why));
-            const char *want = 6 == p && bytes >= (4 << 20) ? "ring" : "binomial";
+            const char *want = 6 == p && bytes >= (4 << 20) ? "pairwise_gather" : "binomial";
             CHECK(0 == strcmp(got, want), "reduce p=%d, %lld B: %s, want %s (%s)", p,
                   (long long)bytes, got, want, why);
         }
@@ -279,7 +279,7 @@ static void test_forced_fallback(void)
     rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
     static rabred_pricebook_t book;
     CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 4, 0, &model), "fill");
-    const rabred_alg_t *ring = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "ring");
+    const rabred_alg_t *ring = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "pairwise_ring");
     const rabred_alg_t *blocks = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "binary_blocks");
     rabred_rule_t rule = {RABRED_COLL_ALLREDUCE, 1, INT_MAX, 0, INT64_MAX, -1, blocks->id, 0, 3};
     rabred_rules_t rules = {&rule, 1};

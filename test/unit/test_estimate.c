@@ -32,8 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rabred_decide.h"
-#include "rabred_estimate.h"
+#include "select/rabred_decide.h"
+#include "select/rabred_estimate.h"
 #include "rabred_test.h"
 #include "rabred_test_nomem.h"
 
@@ -134,7 +134,7 @@ static void choose_case(int p, int who, double late, int64_t count, int commutat
     rabred_estimate_update(&e, g, 1.0);
     rabred_estimate_update(&e, g, 1.0); /* late twice in a row: it counts */
     rabred_call_t call = {p, count, commutative};
-    const rabred_alg_t *ring = alg("ring");
+    const rabred_alg_t *ring = alg("pairwise_ring");
     double price = price_of(p, count);
     CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.05, pick),
           "choose p=%d", p);
@@ -148,7 +148,7 @@ static void test_choice(void)
     CHECK(NULL != alg("prereduced_ring") && alg("prereduced_ring")->arrival_aware &&
               NULL != alg("sorted_linear_tree") && alg("sorted_linear_tree")->arrival_aware &&
               NULL != alg("prereduced_scatter") && alg("prereduced_scatter")->arrival_aware &&
-              !alg("ring")->arrival_aware,
+              !alg("pairwise_ring")->arrival_aware,
           "the table marks the arrival-aware algorithms");
     for (int p = 2; p <= 16; p++) {
         choose_case(p, 0, 0, 1 << 17, 1, &pick); /* balanced */
@@ -185,7 +185,7 @@ static double book_price(const rabred_model_t *model, const char *name, int p, i
 
 static void test_measured_scatter(void)
 {
-    const rabred_alg_t *scatter = alg("prereduced_scatter"), *ring = alg("segmented_ring");
+    const rabred_alg_t *scatter = alg("prereduced_scatter"), *ring = alg("neighbor_ring");
     for (int p = 6; p <= 8; p += 2) {
         rabred_estimate_t e;
         CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
@@ -194,7 +194,7 @@ static void test_measured_scatter(void)
         rabred_estimate_update(&e, g, 0.5);
         rabred_call_t call = {p, 1 << 17, 1};
         rabred_arrival_pick_t pick;
-        double price = book_price(&MODEL, "segmented_ring", p, 1 << 20);
+        double price = book_price(&MODEL, "neighbor_ring", p, 1 << 20);
         CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.10,
                                                   &pick) &&
                   scatter == pick.alg,
@@ -280,11 +280,11 @@ static void test_pays(void)
     /* the 100 Mbit/s cluster's model: from 256 KiB every p up to 16 pays;
      * at 64 KiB p up to 10 (from p = 11 the exchange is 1.0-1.2% of it) */
     for (int p = 2; p <= 16; p++) {
-        double price = book_price(m, "ring", p, 256 << 10);
+        double price = book_price(m, "pairwise_ring", p, 256 << 10);
         CHECK(price > 0 && rabred_estimate_pays(p, m, price),
               "100 Mbit/s, p=%d, 256 KiB: exchange %g s vs call %g s", p,
               rabred_estimate_exchange_price(p, m), price);
-        price = book_price(m, "ring", p, 64 << 10);
+        price = book_price(m, "pairwise_ring", p, 64 << 10);
         CHECK(p > 10 || rabred_estimate_pays(p, m, price),
               "100 Mbit/s, p=%d, 64 KiB: exchange %g s vs call %g s", p,
               rabred_estimate_exchange_price(p, m), price);
@@ -293,8 +293,8 @@ static void test_pays(void)
      * large part of the call, at 16 MiB a negligible one */
     rabred_model_t fast = {2e-6, 1e-10, 3.5e-11, 1, 1};
     for (int p = 2; p <= 64; p *= 2) {
-        double small = book_price(&fast, "ring", p, 65536);
-        double big = book_price(&fast, "ring", p, 16 << 20);
+        double small = book_price(&fast, "pairwise_ring", p, 65536);
+        double big = book_price(&fast, "pairwise_ring", p, 16 << 20);
         double x = rabred_estimate_exchange_price(p, &fast);
         CHECK(!rabred_estimate_pays(p, &fast, small) && x > 0.01 * small,
               "fast network, p=%d, 64 KiB: exchange %g s vs call %g s must not pay", p, x, small);
@@ -479,7 +479,7 @@ static void test_hint(void)
     rabred_estimate_assume(&e, (double[4]){0.5, 0, 0, 0});
     rabred_call_t call = {4, 1 << 17, 1};
     rabred_arrival_pick_t pick;
-    CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, alg("ring"),
+    CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, alg("pairwise_ring"),
                                               price_of(4, 1 << 17), 0, 0.05, &pick) &&
               NULL != pick.alg && pick.alg->arrival_aware,
           "hinted 500 ms late at p=4: arrival-aware (%s)", pick.alg ? pick.alg->name : "none");
@@ -522,8 +522,8 @@ static void test_choose_nomem(void)
     rabred_estimate_update(&e, g, 0.5);
     rabred_call_t call = {p, 1 << 17, 1};
     rabred_arrival_pick_t pick;
-    const rabred_alg_t *ring = alg("segmented_ring");
-    double price = book_price(&MODEL, "segmented_ring", p, 1 << 20);
+    const rabred_alg_t *ring = alg("neighbor_ring");
+    double price = book_price(&MODEL, "neighbor_ring", p, 1 << 20);
     long n = 0;
     for (;; n++) {
         rabred_nomem_arm(n);

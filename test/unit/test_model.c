@@ -16,12 +16,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "rabred_decide.h"
-#include "rabred_model.h"
-#include "rabred_sim.h"
+#include "select/rabred_decide.h"
+#include "select/rabred_model.h"
+#include "sim/rabred_sim.h"
 #include "rabred_test.h"
 #include "rabred_test_nomem.h"
-#include "rabred_toolkit.h"
+#include "plan/rabred_toolkit.h"
 
 static const rabred_model_t models[] = {
     {60e-6, 160e-9, 0.5e-9, 1.0, 0.5}, /* 100 Mbit/s TCP-like */

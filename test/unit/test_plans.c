@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rabred_sim.h"
+#include "sim/rabred_sim.h"
 #include "rabred_test.h"
-#include "rabred_toolkit.h"
+#include "plan/rabred_toolkit.h"
 
 #define LARGE_COUNT (((int64_t)3 << 31) + 7)
 
@@ -280,7 +280,7 @@ static void test_segmented_correctness(void)
  * of (1 - 1/p) n (beta + gamma); the plain ring (S = 1) cannot. */
 static void test_segmented_ring_overlaps(void)
 {
-    const rabred_alg_t *seg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "segmented_ring");
+    const rabred_alg_t *seg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "neighbor_ring");
     const int64_t n = (int64_t)1 << 20;
     for (int p = 2; p <= 64 && NULL != seg; p++) {
         int nseg = 16;
@@ -595,7 +595,8 @@ static void test_simulator_catches_broken_plans(void)
     static const char *what[] = {"operands out of rank order", "a missing step",
                                  "a length mismatch", "a deadlock", "a write to the input",
                                  "a receive over a send"};
-    rabred_alg_t alg = {RABRED_COLL_ALLREDUCE, 99, "broken", build_broken, 0, "", "", {0}, 0, 0};
+    rabred_alg_t alg = {.coll = RABRED_COLL_ALLREDUCE, .id = 99, .name = "broken",
+                        .build = build_broken};
     for (broken_kind = 0; broken_kind < 6; broken_kind++) {
         rabred_sim_result_t res;
         int rc = simulate(&alg, 8, -1, 100, 0, 0, &res);
@@ -849,7 +850,7 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         f[0] = 2.0 * (K + W);
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;
-    } else if (0 == strcmp(name, "ring") || 0 == strcmp(name, "segmented_ring") ||
+    } else if (0 == strcmp(name, "pairwise_ring") || 0 == strcmp(name, "pairwise_gather") || 0 == strcmp(name, "neighbor_ring") ||
                0 == strcmp(name, "prereduced_ring")) { /* no offsets: the neighbour ring */
         f[0] = 2.0 * (p - 1);
         f[1] = 2 * (1 - 1.0 / p);

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rabred_rules.h"
+#include "select/rabred_rules.h"
 #include "rabred_test.h"
 
 /* ------------------------------------------------------------------ */
@@ -490,9 +490,9 @@ static void test_realistic_classic(void)
     rabred_rules_t r;
     rabred_rule_t hit;
     int rd = id_of(RABRED_COLL_ALLREDUCE, "recursive_doubling");
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring");
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring");
     int rab = id_of(RABRED_COLL_ALLREDUCE, "rabenseifner");
-    int sring = id_of(RABRED_COLL_ALLREDUCE, "segmented_ring");
+    int sring = id_of(RABRED_COLL_ALLREDUCE, "neighbor_ring");
     int lin = id_of(RABRED_COLL_ALLREDUCE, "linear");
     int tree = id_of(RABRED_COLL_ALLREDUCE, "binary_tree");
     int rbin = id_of(RABRED_COLL_REDUCE, "binomial");
@@ -502,7 +502,7 @@ static void test_realistic_classic(void)
     CHECK(RABRED_OK == parse_str(t, &m, &r), "realistic file rejected:\n%s", m.text);
     CHECK(11 == r.n, "%d rules", r.n);
     CHECK(has_msg(&m, 'N', line_of(t, "# bcast"), "bcast rules skipped"), "%s", m.text);
-    CHECK(has_msg(&m, 'N', line_of(t, "its segsize"), "segment size 8192 ignored: ring"),
+    CHECK(has_msg(&m, 'N', line_of(t, "its segsize"), "segment size 8192 ignored: pairwise_ring"),
           "%s", m.text);
     CHECK(0 == m.n[RABRED_RULES_WARNING] && 2 == m.n[RABRED_RULES_NOTE], "%s", m.text);
     CHECK(0 == m.unprefixed, "messages without the file name");
@@ -548,7 +548,7 @@ static void test_classic_scan_order(void)
     rabred_rules_t r;
     int lin = id_of(RABRED_COLL_ALLREDUCE, "linear"), rd = id_of(RABRED_COLL_ALLREDUCE,
                                                                  "recursive_doubling");
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring");
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring");
     msgs_init(&m, "order");
     CHECK(RABRED_OK == parse_str(t, &m, &r), "%s", m.text);
     CHECK(lin == alg_at(&r, RABRED_COLL_ALLREDUCE, 7, 0, 1), "p=7");
@@ -573,7 +573,7 @@ static void test_classic_numbers(void)
 {
     msgs_t m;
     rabred_rules_t r;
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring");
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring");
     int rd = id_of(RABRED_COLL_ALLREDUCE, "recursive_doubling");
     int rbin = id_of(RABRED_COLL_REDUCE, "binomial");
     int rrab = id_of(RABRED_COLL_REDUCE, "rabenseifner");
@@ -608,7 +608,7 @@ static void test_classic_numbers(void)
     const char *segs = "1\n2\n1\n0\n2\n0 4 0 32768\n1048576 5 0 16384\n";
     msgs_init(&m, "segs");
     CHECK(RABRED_OK == parse_str(segs, &m, &r), "%s", m.text);
-    CHECK(has_msg(&m, 'N', 6, "segment size 32768 ignored: ring does not segment") &&
+    CHECK(has_msg(&m, 'N', 6, "segment size 32768 ignored: pairwise_ring does not segment") &&
               0 == m.n[RABRED_RULES_WARNING],
           "%s", m.text);
     CHECK(2 == r.n && 0 == r.rules[0].segsize && 16384 == r.rules[1].segsize,
@@ -629,7 +629,7 @@ static void test_classic_blocks(void)
 {
     msgs_t m;
     rabred_rules_t r;
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring");
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring");
     const char *twice = "2\n2\n1\n0\n1\n0 3 0 0\n2 # again\n1\n0\n1\n0 4 0 0\n";
     const char *trailing = "1\n2\n1\n0\n1\n0 3 0 0\n5 # extra\n";
     const char *unknown = "1\n2\n1\n0\n1\n0 9 0 0 # nine\n";
@@ -721,7 +721,7 @@ static void test_named_header_example(void)
     rabred_rules_t r;
     rabred_rule_t hit;
     int bb = id_of(RABRED_COLL_ALLREDUCE, "binary_blocks");
-    int sr = id_of(RABRED_COLL_ALLREDUCE, "segmented_ring");
+    int sr = id_of(RABRED_COLL_ALLREDUCE, "neighbor_ring");
     int rr = id_of(RABRED_COLL_REDUCE, "rabenseifner");
     msgs_init(&m, "named");
     CHECK(RABRED_OK == parse_str(header_named, &m, &r) && 3 == r.n, "%s", m.text);
@@ -755,7 +755,7 @@ static void test_named_syntax(void)
         "reduce alg=binary_blocks\n";
     msgs_t m;
     rabred_rules_t r;
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring"), lin = id_of(RABRED_COLL_ALLREDUCE, "linear");
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring"), lin = id_of(RABRED_COLL_ALLREDUCE, "linear");
     int tree = id_of(RABRED_COLL_ALLREDUCE, "binary_tree");
     msgs_init(&m, "syntax");
     CHECK(RABRED_OK == parse_str(t, &m, &r) && 7 == r.n, "%s", m.text);
@@ -770,7 +770,7 @@ static void test_named_syntax(void)
     CHECK(tree == alg_at(&r, RABRED_COLL_ALLREDUCE, 9, 1025, 0), "non-commutative > 1K");
     CHECK(RABRED_ALG_AUTO == alg_at(&r, RABRED_COLL_ALLREDUCE, 9, 1024, 0), "= 1K");
     CHECK(RABRED_ALG_AUTO == alg_at(&r, RABRED_COLL_ALLREDUCE, 9, 1025, 1), "commutative");
-    CHECK(id_of(RABRED_COLL_REDUCE, "ring") == alg_at(&r, RABRED_COLL_REDUCE, 3, (1 << 20) - 1, 1),
+    CHECK(id_of(RABRED_COLL_REDUCE, "pairwise_gather") == alg_at(&r, RABRED_COLL_REDUCE, 3, (1 << 20) - 1, 1),
           "reduce 1M-1");
     CHECK(id_of(RABRED_COLL_REDUCE, "binary_blocks") == alg_at(&r, RABRED_COLL_REDUCE, 3,
                                                                 1 << 20, 1),
@@ -1212,9 +1212,9 @@ static void test_write_classic_roundtrip(void)
  * come back as auto, which is what a call without a rule gets anyway. */
 static void test_write_classic_gaps(void)
 {
-    int ring = id_of(RABRED_COLL_ALLREDUCE, "ring"), bb = id_of(RABRED_COLL_ALLREDUCE,
+    int ring = id_of(RABRED_COLL_ALLREDUCE, "pairwise_ring"), bb = id_of(RABRED_COLL_ALLREDUCE,
                                                                 "binary_blocks");
-    int sr = id_of(RABRED_COLL_ALLREDUCE, "segmented_ring");
+    int sr = id_of(RABRED_COLL_ALLREDUCE, "neighbor_ring");
     rabred_rule_t rules[] = {
         {RABRED_COLL_REDUCE, 0, INT_MAX, 0, INT64_MAX, -1, RABRED_ALG_PREVIOUS, 0, 1},
         {RABRED_COLL_ALLREDUCE, 4, 7, 100, 199, -1, ring, 0, 2},
@@ -1270,7 +1270,7 @@ static long written_bytes(int (*writer)(FILE *, const rabred_rules_t *), rabred_
 #define INF INT64_MAX
 static void test_writers_refuse(void)
 {
-    const int ring = id_of(A, "ring");
+    const int ring = id_of(A, "pairwise_ring");
     static struct {
         const char *why;
         int n, named_ok;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "rabred_test.h"
-#include "rabred_toolkit.h"
+#include "plan/rabred_toolkit.h"
 
 static void test_pof2(void)
 {

@@ -17,18 +17,14 @@
 
 #include "coll_rabred_ompi.h"
 
-#include "rabred_decide.h"
-#include "rabred_estimate.h"
-#include "rabred_model.h"
-#include "rabred_rules.h"
-#include "rabred_plan.h"
-#include "rabred_table.h"
+#include "select/rabred_decide.h"
+#include "select/rabred_estimate.h"
+#include "select/rabred_model.h"
+#include "select/rabred_rules.h"
+#include "plan/rabred_plan.h"
+#include "algorithms/rabred_table.h"
 
 BEGIN_C_DECLS
-
-/* Counter slots per collective: slot 0 counts calls handed to the previous
- * component, slot i + 1 those served by table entry i. */
-#define RABRED_MAX_ALGS 32
 
 /* Cost-model defaults, measured with bench/rabred_netmodel on rabred's
  * emulated cluster (2 hosts, 100 Mbit/s tbf links, TCP BTL; numbers and
@@ -78,7 +74,9 @@ typedef struct {
     int arrival_min_bytes;      /* from this size per rank */
     double arrival_weight;      /* smoothing weight of the newest call */
     double arrival_min_gain;    /* predicted gain needed to switch */
-    unsigned long long calls[RABRED_NCOLLS][RABRED_MAX_ALGS + 1]; /* pvar storage */
+    /* pvar storage: slot 0 counts calls handed to the previous component,
+     * slot id those served by the algorithm with that id */
+    unsigned long long calls[RABRED_NCOLLS][RABRED_TABLE_MAX + 1];
     unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
 } mca_coll_rabred_component_t;

@@ -72,7 +72,9 @@ static char *build_algorithm_help(rabred_coll_t coll)
 {
     size_t len = 512;
     for (int i = 0; i < rabred_table_size(coll); i++) {
-        len += strlen(rabred_table_at(coll, i)->name) + strlen(rabred_table_at(coll, i)->description) + 16;
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        len += strlen(alg->name) + strlen(alg->description) + 32 +
+               (NULL != alg->alias ? strlen(alg->alias) : 0);
     }
     char *help = malloc(len);
     if (NULL == help) {
@@ -84,17 +86,46 @@ static char *build_algorithm_help(rabred_coll_t coll)
                      RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce");
     for (int i = 0; i < rabred_table_size(coll) && n > 0 && (size_t)n < len; i++) {
         const rabred_alg_t *alg = rabred_table_at(coll, i);
-        n += snprintf(help + n, len - (size_t)n, "; %s: %s", alg->name, alg->description);
+        n += snprintf(help + n, len - (size_t)n, "; %s%s%s%s: %s", alg->name,
+                      NULL != alg->alias ? " (also " : "", NULL != alg->alias ? alg->alias : "",
+                      NULL != alg->alias ? ")" : "", alg->description);
     }
     return help;
 }
 
+/* Open MPI's own parser of the enum's names, kept to fall back to. */
+static mca_base_var_enum_vfs_fn_t enum_names_parser[RABRED_NCOLLS];
+
+/* An algorithm's alias (rabred_alg_t.alias, an earlier name) is accepted
+ * wherever its name is: it parses to the same id.  The enum's items, which
+ * ompi_info and MPI_T list, stay the canonical names. */
+static int value_from_name_or_alias(rabred_coll_t coll, mca_base_var_enum_t *self,
+                                    const char *string, int *value)
+{
+    const rabred_alg_t *alg = rabred_table_by_name(coll, string);
+    if (NULL != alg) {
+        *value = alg->id;
+        return OPAL_SUCCESS;
+    }
+    return enum_names_parser[coll](self, string, value);
+}
+
+static int allreduce_value_from_string(mca_base_var_enum_t *self, const char *string, int *value)
+{
+    return value_from_name_or_alias(RABRED_COLL_ALLREDUCE, self, string, value);
+}
+
+static int reduce_value_from_string(mca_base_var_enum_t *self, const char *string, int *value)
+{
+    return value_from_name_or_alias(RABRED_COLL_REDUCE, self, string, value);
+}
+
 static int register_algorithm_param(rabred_coll_t coll)
 {
-    mca_base_var_enum_value_t values[RABRED_MAX_ALGS + 3];
+    mca_base_var_enum_value_t values[RABRED_TABLE_MAX + 3];
     int n = 0;
     values[n++] = (mca_base_var_enum_value_t){RABRED_ALG_AUTO, "auto"};
-    for (int i = 0; i < rabred_table_size(coll) && i < RABRED_MAX_ALGS; i++) {
+    for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
         const rabred_alg_t *alg = rabred_table_at(coll, i);
         values[n++] = (mca_base_var_enum_value_t){alg->id, alg->name};
     }
@@ -109,6 +140,9 @@ static int register_algorithm_param(rabred_coll_t coll)
     if (OPAL_SUCCESS != rc) {
         return rc;
     }
+    enum_names_parser[coll] = algorithms->value_from_string;
+    algorithms->value_from_string = RABRED_COLL_ALLREDUCE == coll ? allreduce_value_from_string
+                                                                  : reduce_value_from_string;
     algorithm_help[coll] = build_algorithm_help(coll);
     mca_coll_rabred_component.algorithm[coll] = RABRED_ALG_AUTO;
     /* SETTABLE + ALL_EQ: may be changed at run time through MPI_T, with the
@@ -186,7 +220,7 @@ static void register_pvar(const char *name, const char *help, int var_class,
 static void register_counters(rabred_coll_t coll)
 {
     char name[96], help[160];
-    for (int slot = 0; slot <= rabred_table_size(coll) && slot <= RABRED_MAX_ALGS; slot++) {
+    for (int slot = 0; slot <= rabred_table_size(coll) && slot <= RABRED_TABLE_MAX; slot++) {
         const char *alg = 0 == slot ? "previous" : rabred_table_at(coll, slot - 1)->name;
         snprintf(name, sizeof(name), "%s_%s_calls", rabred_coll_name(coll), alg);
         snprintf(help, sizeof(help), "Number of MPI_%s calls on this process served by %s%s",

@@ -139,14 +139,9 @@ static int price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll, int p,
 static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
 
 /* alg's place in coll's table (the price book's index), or -1. */
-static int table_index(rabred_coll_t coll, const rabred_alg_t *alg)
+static int table_index(const rabred_alg_t *alg)
 {
-    for (int i = 0; NULL != alg && i < rabred_table_size(coll); i++) {
-        if (rabred_table_at(coll, i) == alg) {
-            return i;
-        }
-    }
-    return -1;
+    return NULL != alg ? alg->id - 1 : -1;
 }
 
 static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
@@ -196,7 +191,7 @@ static int choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
         *estimating = NULL != choice->alg && choice->alg->arrival_aware;
         m->est_price = 0;
     } else if (NULL != estimating && *estimating && NULL != choice->alg) {
-        int i = table_index(coll, choice->alg);
+        int i = table_index(choice->alg);
         double price = NULL != ctx.book && i >= 0
                            ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
                            : 0;
@@ -215,7 +210,7 @@ static int choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
             return rc;
         }
     }
-    c->calls[coll][table_index(coll, choice->alg) + 1]++; /* slot 0: previous */
+    c->calls[coll][table_index(choice->alg) + 1]++; /* slot 0: previous */
     if (c->verbose >= 2 || (c->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
         opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
                     rabred_coll_name(coll), call.p, (long long)bytes,
@@ -299,7 +294,7 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
 {
     rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0, NULL,
                                1}; /* vec is INPUT and ACC */
-    int rc = rabred_plan_build(rabred_build_allreduce_recursive_doubling, &args, &m->plan);
+    int rc = rabred_plan_build(rabred_alg_allreduce_recursive_doubling.build, &args, &m->plan);
     if (RABRED_OK != rc) {
         return plan_error(rc);
     }

@@ -1,0 +1,62 @@
+/*
+ * allreduce: Rabenseifner's recursive halving and doubling
+ * (Rabenseifner, ICCS 2004, sec. 2.5, Fig. 1).
+ *
+ * Steps
+ *  1. copy the input into ACC;
+ *  2. p not a power of two: fold to p' = 2^floor(lg p): in each pair
+ *     (2i, 2i+1), i < r = p - p', the two ranks exchange halves and each
+ *     reduces one half; the odd rank then sends its reduced half to the even
+ *     one and sits out (rabred_phase_fold_halves);
+ *  3. reduce-scatter among the p' virtual ranks by recursive vector halving
+ *     and distance doubling: after lg p' steps virtual rank v holds the
+ *     reduced block bit_reverse(v) of p' blocks;
+ *  4. allgather by recursive vector doubling and distance halving, the
+ *     reverse of step 3;
+ *  5. each even rank of a pair sends the result to its odd rank.
+ *
+ * Cost (full duplex, f_alpha = f_beta = 1):
+ *   p = p':  2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma
+ *   else:    (2 lg p' + 3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma
+ *   (the paper's formula for p != p', counted the same way)
+ *
+ * Limitations: declared count >= p' (below it some ranks hold empty blocks
+ * and recursive doubling is faster; the plans stay correct for any count).
+ * Blocks differ by at most one element.  Exact rank order (the lower virtual
+ * rank's data goes first at every step), so non-commutative ops are fine.
+ *
+ * Memory per process: TMP of count elements (ACC is the receive buffer).
+ */
+#include "plan/rabred_phases.h"
+#include "algorithms/rabred_table.h"
+
+static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
+{
+    rabred_fold_t fold;
+    rabred_fold_init(&fold, a->p, a->rank, -1);
+
+    rabred_phase_copy_in(plan, a->count);
+    rabred_phase_fold_halves(plan, &fold, a->count);
+    if (RABRED_NODE_EXTRA != fold.kind) {
+        rabred_team_t team = rabred_team_of_fold(&fold);
+        rabred_halving_t halving;
+        rabred_halving_init(&halving, fold.pof2, fold.vrank);
+        rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+        rabred_phase_allgather(plan, &team, &halving, a->count);
+    }
+    rabred_phase_unfold(plan, &fold, a->count);
+    return plan->error;
+}
+
+const rabred_alg_t rabred_alg_allreduce_rabenseifner = {
+    .coll = RABRED_COLL_ALLREDUCE,
+    .id = 2,
+    .name = "rabenseifner",
+    .build = build,
+    .restrictions = RABRED_NEEDS_COUNT_GE_POF2,
+    .description = "Rabenseifner: reduce-scatter by recursive halving + allgather by recursive "
+                   "doubling, fold to p' for other p (seed 000 sec. 2.5); long vectors",
+    .formula = "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; else (2 lg p' + "
+               "3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma",
+    .tuned_ids = {6},
+};

@@ -1,0 +1,34 @@
+/*
+ * reduce: linear (the textbook baseline, seed 000 sec. 2.2).
+ *
+ * Steps: every rank sends its input to the root; the root receives them
+ * one at a time and combines them in rank order (ranks below the root in
+ * front of its data, ranks above behind).
+ *
+ * Cost: (p-1) (alpha_uni + n beta_uni + n gamma), all at the root.
+ *
+ * Limitations: none; exact rank order.  Only sensible for tiny p: it is in
+ * the table as the reference point the others are measured against.
+ *
+ * Memory per process: TMP of count elements at the root; nothing elsewhere
+ * (the input is sent as it is).
+ */
+#include "plan/rabred_phases.h"
+#include "algorithms/rabred_table.h"
+
+static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
+{
+    rabred_phase_linear_reduce(plan, a->p, a->rank, a->root, a->count);
+    return plan->error;
+}
+
+const rabred_alg_t rabred_alg_reduce_linear = {
+    .coll = RABRED_COLL_REDUCE,
+    .id = 4,
+    .name = "linear",
+    .build = build,
+    .description = "linear: every rank sends its vector to the root, which reduces in rank order "
+                   "(a baseline)",
+    .formula = "(p-1) (alpha + n beta + n gamma)",
+    .tuned_ids = {1},
+};

@@ -1,0 +1,195 @@
+/*
+ * The cost model: price books from the simulator (see rabred_model.h).
+ */
+#include "select/rabred_model.h"
+
+#include <string.h>
+
+#include "sim/rabred_sim.h"
+#include "plan/rabred_toolkit.h"
+
+/* Simulation work we accept per price (rank-rounds plus transfers over all
+ * ranks): about 10 ms.  Larger plans take the closed forms below. */
+#define SIM_BUDGET 400000
+
+static void sim_model(const rabred_model_t *m, double alpha_on, double bytes_on,
+                      rabred_sim_model_t *out)
+{
+    rabred_sim_model_default(out);
+    out->alpha = alpha_on * m->alpha;
+    out->beta = bytes_on * m->beta;
+    out->gamma = bytes_on * m->gamma;
+    out->f_alpha = m->f_alpha;
+    out->f_beta = m->f_beta;
+}
+
+/* Simulated seconds in *t, or -1 when this plan cannot be simulated (the
+ * same on every rank: the algorithm stays unpriced).  Returns
+ * RABRED_ERR_NOMEM when the simulator ran out of memory: that is this
+ * rank's alone, and a rank that went on with a book the others do not
+ * have would choose differently, so it is the call's error. */
+static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                         int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
+{
+    int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL};
+    rabred_sim_result_t res;
+    int rc = rabred_simulate(&call, model, &res);
+    *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
+double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
+{
+    return RABRED_COLL_REDUCE == coll ? res->avg_elapsed : res->time;
+}
+
+/* Rank 1's plan size times p: what simulating this call would cost
+ * (INT64_MAX when the plan cannot be built).  RABRED_ERR_NOMEM as in
+ * simulate_time. */
+static int sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
+                    int64_t *work)
+{
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
+                               bytes, 1, seg_bytes, NULL, 0};
+    int rc = rabred_plan_build(alg->build, &args, &plan);
+    *work = RABRED_OK == rc ? (int64_t)p * (plan.nrounds + plan.nxfers) : INT64_MAX;
+    rabred_plan_free(&plan);
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
+/* Reference sizes: multiples of 2 p p' (every block and window even), and
+ * for segmented algorithms at least 8 segments per block, so the fit sees
+ * the pipeline, not its start-up. */
+static int64_t reference_bytes(int p, int64_t seg_bytes)
+{
+    int64_t n = (int64_t)2 * p * rabred_pof2_floor(p) * 64;
+    int64_t pipelined = (int64_t)8 * p * (seg_bytes > 0 ? seg_bytes : 1);
+    while (n < pipelined) {
+        n *= 2;
+    }
+    return n;
+}
+
+/* The price through three times: t0 at the smallest size (the alpha
+ * part), t1 and t2 at n1 and n2 (the slope); unpriced if any is missing. */
+static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1, int64_t n2)
+{
+    if (t0 >= 0 && t1 >= 0 && t2 >= 0) {
+        out->per_byte = (t2 - t1) / (double)(n2 - n1);
+        out->fixed = t0;
+        out->ok = 1;
+    }
+}
+
+/* RABRED_OK (priced, or left unpriced alike on every rank) or
+ * RABRED_ERR_NOMEM. */
+static int price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
+                     const rabred_model_t *m, rabred_price_t *out)
+{
+    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
+    rabred_sim_model_t alpha_only, full;
+    sim_model(m, 1.0, 0.0, &alpha_only);
+    sim_model(m, 1.0, 1.0, &full);
+    memset(out, 0, sizeof(*out));
+    if (alg->segmented && rabred_model_closed_form(alg, p, n1, seg_bytes, m) >= 0) {
+        /* its time steps with the segment count: the exact closed form,
+         * not a line through two sizes */
+        out->closed = alg;
+        out->ok = 1;
+        return RABRED_OK;
+    }
+    int rc = sim_work(alg, p, n2, seg_bytes, &work);
+    if (RABRED_OK == rc && work > SIM_BUDGET) {
+        fit(out, rabred_model_closed_form(alg, p, 2 * p, seg_bytes, m),
+            rabred_model_closed_form(alg, p, n1, seg_bytes, m),
+            rabred_model_closed_form(alg, p, n2, seg_bytes, m), n1, n2);
+        return RABRED_OK;
+    }
+    /* alpha part at the smallest even size: one segment per block */
+    int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
+    double t0 = -1, t1 = -1, t2 = -1;
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, &t0);
+    }
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n1, seg_bytes, &full, &t1);
+    }
+    if (RABRED_OK == rc) {
+        rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, &t2);
+    }
+    fit(out, t0, t1, t2, n1, n2);
+    return rc;
+}
+
+int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
+                          const rabred_model_t *model)
+{
+    book->p = p;
+    book->seg_bytes = seg_bytes;
+    book->model = *model;
+    for (int commutative = 0; commutative <= 1; commutative++) {
+        for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            rabred_price_t *price = &book->price[coll][commutative][i];
+            rabred_call_t call = {p, INT64_MAX / 4, commutative};
+            memset(price, 0, sizeof(*price));
+            /* arrival-aware algorithms are left unpriced (ok = 0), so the
+             * decision never picks them: with equal arrivals they are the
+             * ring (prereduced_ring) or slower (sorted_linear_tree), and
+             * nothing here predicts arrivals yet */
+            if (p >= 2 && !alg->arrival_aware && NULL == rabred_alg_violation(alg, &call)) {
+                int rc = price_alg(alg, p, commutative, seg_bytes, model, price);
+                if (RABRED_OK != rc) {
+                    return rc; /* out of memory: not priced (ensure leaves the flag unset) */
+                }
+            }
+        }
+    }
+    return RABRED_OK;
+}
+
+int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
+                            int64_t seg_bytes, const rabred_model_t *model, int *filled)
+{
+    if (NULL != filled) {
+        *filled = 0;
+    }
+    if (book->p != p || book->seg_bytes != seg_bytes) {
+        memset(book->priced, 0, sizeof(book->priced));
+    }
+    if (book->priced[coll]) {
+        return RABRED_OK;
+    }
+    int rc = rabred_pricebook_fill(book, coll, p, seg_bytes, model);
+    if (RABRED_OK == rc) {
+        book->priced[coll] = 1;
+        if (NULL != filled) {
+            *filled = 1;
+        }
+    }
+    return rc;
+}
+
+double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
+                             int index, int64_t bytes)
+{
+    const rabred_price_t *price = &book->price[coll][commutative ? 1 : 0][index];
+    if (!price->ok) {
+        return -1.0;
+    }
+    if (NULL != price->closed) {
+        return rabred_model_closed_form(price->closed, book->p, bytes, book->seg_bytes,
+                                        &book->model);
+    }
+    return price->fixed + price->per_byte * (double)bytes;
+}
+
+double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
+                                const rabred_model_t *model)
+{
+    rabred_price_call_t call = {p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 1, bytes, seg_bytes};
+    return p >= 2 && NULL != alg->price ? alg->price(&call, model) : -1.0;
+}

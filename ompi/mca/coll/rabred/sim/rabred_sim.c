@@ -1,0 +1,1288 @@
+/*
+ * The rabred simulator: see rabred_sim.h for what it proves and its model.
+ */
+#include "sim/rabred_sim.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- contributions: what an element holds ------------------------------ */
+
+/* An element's value as a set of rank contributions.  lo..hi and `ordered`
+ * say whether they were combined as one rank-ordered run; n and the hash
+ * sum identify the multiset (hashes are random 64-bit words per rank). */
+typedef struct {
+    int32_t lo, hi, n;
+    uint8_t valid, ordered;
+    uint64_t hash;
+} contrib_t;
+
+static uint64_t rank_hash(int rank)
+{
+    uint64_t z = (uint64_t)rank + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static contrib_t combine(contrib_t first, contrib_t second)
+{
+    contrib_t c;
+    memset(&c, 0, sizeof(c));
+    if (!first.valid || !second.valid) {
+        return c; /* garbage in, garbage out */
+    }
+    c.valid = 1;
+    c.n = first.n + second.n;
+    c.hash = first.hash + second.hash;
+    c.ordered = first.ordered && second.ordered && first.hi + 1 == second.lo;
+    c.lo = first.lo < second.lo ? first.lo : second.lo;
+    c.hi = first.hi > second.hi ? first.hi : second.hi;
+    return c;
+}
+
+static int same(contrib_t a, contrib_t b)
+{
+    return a.valid == b.valid && a.ordered == b.ordered && a.lo == b.lo && a.hi == b.hi &&
+           a.n == b.n && a.hash == b.hash;
+}
+
+/* ---- run-length buffers ------------------------------------------------ */
+
+typedef struct {
+    int64_t start; /* the run lasts until the next run's start */
+    contrib_t c;
+} run_t;
+
+typedef struct {
+    run_t *runs;
+    int n, cap;
+} runs_t;
+
+static int runs_push(runs_t *r, int64_t start, contrib_t c)
+{
+    if (r->n > 0 && same(r->runs[r->n - 1].c, c)) {
+        return RABRED_OK; /* merge equal neighbours: keeps buffers short */
+    }
+    if (r->n == r->cap) {
+        int ncap = r->cap ? 2 * r->cap : 8;
+        run_t *grown = realloc(r->runs, (size_t)ncap * sizeof(run_t));
+        if (NULL == grown) {
+            return RABRED_ERR_NOMEM;
+        }
+        r->runs = grown;
+        r->cap = ncap;
+    }
+    r->runs[r->n].start = start;
+    r->runs[r->n].c = c;
+    r->n++;
+    return RABRED_OK;
+}
+
+/* Index of the run holding element pos (buffer must start at 0). */
+static int run_at(const runs_t *b, int64_t pos)
+{
+    int lo = 0, hi = b->n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (b->runs[mid].start <= pos) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return lo;
+}
+
+/* out = the runs of b over [off, off+len), positions relative to off. */
+static int runs_extract(const runs_t *b, int64_t off, int64_t len, runs_t *out)
+{
+    out->n = 0;
+    for (int i = run_at(b, off); i < b->n && b->runs[i].start < off + len; i++) {
+        int64_t s = b->runs[i].start > off ? b->runs[i].start - off : 0;
+        if (runs_push(out, s, b->runs[i].c) != RABRED_OK) {
+            return RABRED_ERR_NOMEM;
+        }
+    }
+    return RABRED_OK;
+}
+
+/* Replace [off, off+len) of *b (total length total) by src (relative), in
+ * place: only the runs after the range move, and only when their number
+ * changes, so a store costs O(lg runs + src runs) in the common case (the
+ * neighbour ring keeps p runs in ACC and rewrites one at a time).  scratch
+ * holds the new runs on the way. */
+static int runs_store(runs_t *b, int64_t total, int64_t off, int64_t len, const runs_t *src,
+                      runs_t *scratch)
+{
+    int i = run_at(b, off), rc = RABRED_OK;
+    int first = b->runs[i].start < off ? i + 1 : i, last = b->n; /* runs [first, last) go */
+    scratch->n = 0;
+    for (int k = 0; k < src->n && RABRED_OK == rc; k++) {
+        rc = runs_push(scratch, off + src->runs[k].start, src->runs[k].c);
+    }
+    if (off + len < total && RABRED_OK == rc) { /* the rest of the run holding off + len */
+        int j = run_at(b, off + len);
+        rc = runs_push(scratch, off + len, b->runs[j].c);
+        last = j + 1;
+    }
+    if (RABRED_OK != rc) {
+        return rc;
+    }
+    /* merge equal neighbours where the new runs meet the kept ones */
+    const run_t *add = scratch->runs;
+    int nadd = scratch->n;
+    if (nadd > 0 && first > 0 && same(b->runs[first - 1].c, add[0].c)) {
+        add++;
+        nadd--;
+    }
+    if (last < b->n && (nadd > 0 ? same(add[nadd - 1].c, b->runs[last].c)
+                                 : first > 0 && same(b->runs[first - 1].c, b->runs[last].c))) {
+        last++;
+    }
+    int n = b->n - (last - first) + nadd;
+    if (n > b->cap) {
+        run_t *grown = realloc(b->runs, (size_t)n * 2 * sizeof(run_t));
+        if (NULL == grown) {
+            return RABRED_ERR_NOMEM;
+        }
+        b->runs = grown;
+        b->cap = n * 2;
+    }
+    if (last != first + nadd) {
+        memmove(&b->runs[first + nadd], &b->runs[last], (size_t)(b->n - last) * sizeof(run_t));
+    }
+    memcpy(&b->runs[first], add, (size_t)nadd * sizeof(run_t));
+    b->n = n;
+    return RABRED_OK;
+}
+
+/* out = first (op) second, elementwise; both cover [0, len). */
+static int runs_combine(const runs_t *first, const runs_t *second, int64_t len, runs_t *out)
+{
+    out->n = 0;
+    int i = 0, j = 0, rc = RABRED_OK;
+    int64_t pos = 0;
+    while (pos < len && RABRED_OK == rc) {
+        rc = runs_push(out, pos, combine(first->runs[i].c, second->runs[j].c));
+        int64_t ni = i + 1 < first->n ? first->runs[i + 1].start : len;
+        int64_t nj = j + 1 < second->n ? second->runs[j + 1].start : len;
+        pos = ni < nj ? ni : nj;
+        i += ni == pos;
+        j += nj == pos;
+    }
+    return rc;
+}
+
+/* ---- compiled plans ---------------------------------------------------- */
+
+/* What the engine reads while it runs, compiled from the builder's plan
+ * before the run: per rank one byte stream, each round a header (transfers,
+ * may it be posted early, elements reduced) followed by its transfers
+ * (peer, direction, one-way or not, length), all as varints.  Everything
+ * that does not depend on timing is done once, while compiling: the checks
+ * of peers and ranges, whether a send is one-way, whether a round may be
+ * posted before the previous round's reductions run
+ * (rabred_plan_can_post_early), the elements a round reduces.  The engine
+ * reads each stream front to back, so no index is needed, and a ring's
+ * p = 1024 plans take 10 MB instead of 160 MB of rabred_plan_t: memory,
+ * not arithmetic, is what simulating O(p)-round plans spends its time on. */
+
+static uint8_t *put_varint(uint8_t *out, uint64_t v)
+{
+    while (v >= 0x80) {
+        *out++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *out++ = (uint8_t)v;
+    return out;
+}
+
+static inline uint64_t get_varint(const uint8_t **in)
+{
+    const uint8_t *p = *in;
+    uint64_t v = p[0];
+    if (v < 0x80) { /* most values: peers and short lengths */
+        *in = p + 1;
+        return v;
+    }
+    v &= 0x7f;
+    int shift = 7;
+    do {
+        v |= (uint64_t)(*++p & 0x7f) << shift;
+        shift += 7;
+    } while (*p & 0x80);
+    *in = p + 1;
+    return v;
+}
+
+/* Stream words: a round's header is nxfer << 2 | CW_FRESH | CW_EARLY, a
+ * transfer's peer << 3 | CW_FRESH | CW_SEND | CW_ONE_WAY.  With CW_FRESH a
+ * varint value follows (the round's reduced elements, the transfer's
+ * length); without it the value is the rank's last one of that kind (last
+ * reduced, last received, last sent): plans repeat their lengths. */
+#define CW_EARLY 1u
+#define CW_ONE_WAY 1u
+#define CW_SEND 2u
+#define CW_FRESH_ROUND 2u
+#define CW_FRESH_XFER 4u
+
+/* Memory for the compiled plans: carved from chunks that double from 16 KB
+ * to 4 MB (small calls stay small), freed at once. */
+typedef struct chunk_s {
+    struct chunk_s *next;
+    size_t used, size;
+    int64_t data[];
+} chunk_t;
+
+static void *arena_alloc(chunk_t **arena, size_t bytes)
+{
+    bytes = (bytes + 7) & ~(size_t)7;
+    chunk_t *c = *arena;
+    if (NULL == c || c->size - c->used < bytes) {
+        size_t size = NULL == c ? (size_t)16 << 10 : c->size < ((size_t)4 << 20) ? 2 * c->size
+                                                                                  : c->size;
+        size = bytes > size ? bytes : size;
+        c = malloc(sizeof(chunk_t) + size);
+        if (NULL == c) {
+            return NULL;
+        }
+        c->next = *arena;
+        c->used = 0;
+        c->size = size;
+        *arena = c;
+    }
+    void *p = (char *)c->data + c->used;
+    c->used += bytes;
+    return p;
+}
+
+static void arena_free(chunk_t *arena)
+{
+    while (arena) {
+        chunk_t *next = arena->next;
+        free(arena);
+        arena = next;
+    }
+}
+
+/* ---- a hash map from 64-bit keys to two ints --------------------------- */
+
+/* Open addressing with linear probing; keys are never 0; removal shifts the
+ * rest of the cluster back instead of leaving tombstones, so the table
+ * stays short however many keys come and go. */
+typedef struct {
+    uint64_t key;
+    int32_t a, b;
+} slot_t;
+
+typedef struct {
+    slot_t *slots;
+    uint32_t n, cap; /* cap: a power of two, at least 2 (n + 1) */
+} map_t;
+
+static inline uint32_t map_home(const map_t *map, uint64_t key)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (map->cap - 1);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static inline slot_t *map_probe(const map_t *map, uint64_t key)
+{
+    uint32_t i = map_home(map, key);
+    while (map->slots[i].key != key && 0 != map->slots[i].key) {
+        i = (i + 1) & (map->cap - 1);
+    }
+    return &map->slots[i];
+}
+
+/* Doubles the table (map_reserve's slow path). */
+static int map_grow(map_t *map)
+{
+    map_t bigger = {calloc(2 * (size_t)map->cap, sizeof(slot_t)), map->n, 2 * map->cap};
+    if (NULL == bigger.slots) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < map->cap; i++) {
+        if (map->slots[i].key) {
+            *map_probe(&bigger, map->slots[i].key) = map->slots[i];
+        }
+    }
+    free(map->slots);
+    *map = bigger;
+    return 1;
+}
+
+/* Room for one more key (call before map_probe when inserting). */
+static inline int map_reserve(map_t *map)
+{
+    return 2 * (map->n + 1) <= map->cap || map_grow(map);
+}
+
+static int map_init(map_t *map)
+{
+    map->n = 0;
+    map->cap = 64;
+    map->slots = calloc(map->cap, sizeof(slot_t));
+    return NULL != map->slots;
+}
+
+static void map_remove(map_t *map, slot_t *slot)
+{
+    uint32_t mask = map->cap - 1, hole = (uint32_t)(slot - map->slots);
+    for (uint32_t i = (hole + 1) & mask; map->slots[i].key; i = (i + 1) & mask) {
+        if (((i - map_home(map, map->slots[i].key)) & mask) >= ((i - hole) & mask)) {
+            map->slots[hole] = map->slots[i];
+            hole = i;
+        }
+    }
+    map->slots[hole].key = 0;
+    map->n--;
+}
+
+static void map_clear(map_t *map)
+{
+    if (map->n > 0) {
+        memset(map->slots, 0, (size_t)map->cap * sizeof(slot_t));
+        map->n = 0;
+    }
+}
+
+/* ---- the engine -------------------------------------------------------- */
+
+/* A rank's progress through its compiled plan; the first cache line is
+ * what finishing a message touches. */
+typedef struct {
+    double done;     /* latest end of the current round's messages */
+    double in_free, out_free; /* when the ports are free */
+    double cpu_free; /* when the last reduction ends */
+    int32_t pending; /* transfers of the current round not finished */
+    int32_t round;   /* current round, nrounds when done */
+    int32_t nrounds;
+    int32_t xfer;    /* plan index of the current round's first transfer */
+    const uint8_t *cur;  /* the current round's header */
+    const uint8_t *next; /* the next round's, once the current one is posted */
+    /* the stream's registers (CW_FRESH_*) */
+    int64_t reduced; /* the current round's reduced elements */
+    int64_t last_len[2]; /* last received and sent */
+    int32_t nxfer;       /* the current round's transfers */
+    int early;           /* the current round's CW_EARLY */
+} simrank_t;
+
+/* The data a rank holds (full mode only). */
+typedef struct {
+    rabred_plan_t plan;
+    runs_t *buf[RABRED_NBUFS]; /* INPUT may alias ACC */
+    runs_t own[RABRED_NBUFS];
+} rankdata_t;
+
+/* A message, from its first posted half (send or receive) to its end.
+ * Slots are pooled: no allocation per message. */
+typedef struct {
+    int32_t src, dst;
+    int64_t len;       /* the sender's; the receiver's until the send is posted */
+    double post;       /* when the first half was posted; then when ready */
+    uint64_t seq;      /* send order: the tie-break that keeps runs deterministic */
+    int32_t next;      /* in its mailbox, then in its ready group; free list */
+    int32_t recv_xfer; /* receiver's transfer (plan index), for full mode */
+    uint8_t sent, received, one_way;
+} msg_t;
+
+/* A matched message; messages run in (ready, seq) order. */
+typedef struct {
+    double ready;
+    uint64_t seq;
+    int32_t msg;
+} event_t;
+
+/* Matched messages with the same ready time, in increasing seq. */
+typedef struct {
+    double ready;       /* NAN while unused */
+    int32_t head, tail; /* head: next free group while unused */
+    uint64_t tail_seq;
+} group_t;
+
+typedef struct {
+    double ready;
+    int32_t group;
+} gref_t;
+
+typedef struct {
+    const rabred_sim_call_t *call;
+    const rabred_sim_model_t *model;
+    rabred_sim_result_t *res;
+    simrank_t *ranks;
+    rankdata_t *data; /* full mode: each rank's plan and buffers */
+    int with_data;    /* move data in this run (full mode, first model) */
+    msg_t *msgs;
+    runs_t *msgdata; /* full mode: the snapshot of each slot's sent range */
+    int32_t nmsgs, capmsgs, freemsg;
+    /* Posted halves waiting for the other half, per (receiver, sender)
+     * pair, in posting order (MPI's non-overtaking rule): all sends or all
+     * receives.  a: the first message; b: the last one, or ~last when they
+     * are receives (so a probe tells the kind without reading a message). */
+    map_t boxes;
+    /* The queue of matched messages (see queue_push). */
+    map_t group_of; /* ready time -> group (a) */
+    group_t *groups;
+    int32_t ngroups, capgroups, freegroup, last_group;
+    gref_t *gheap; /* groups by ready time */
+    int32_t ngheap, capgheap;
+    event_t *heap; /* matched messages that fit no group */
+    int32_t nheap, capheap;
+    uint64_t seq;
+    chunk_t *arena;
+    /* compile scratch */
+    rabred_plan_t plan; /* cost_only: one plan reused for every rank */
+    struct span_s *spans;
+    int32_t capspans;
+    uint32_t *seen, stamp; /* per peer: received from in this round */
+    const uint8_t **code_of; /* each rank's compiled plan */
+    uint8_t *code;         /* the rank being compiled */
+    int32_t capcode;
+    runs_t s1, s2, s3; /* scratch */
+    int rc;
+} sim_t;
+
+static void fail(sim_t *s, const char *fmt, ...)
+{
+    if (!s->res->ok) {
+        return; /* keep the first problem */
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->res->error, sizeof(s->res->error), fmt, ap);
+    va_end(ap);
+    s->res->ok = 0;
+}
+
+/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
+static int grow(sim_t *s, void **array, int32_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) {
+        return 1;
+    }
+    int64_t ncap = *cap ? *cap : 64;
+    while (ncap < need) {
+        ncap *= 2;
+    }
+    void *grown = ncap <= INT32_MAX ? realloc(*array, (size_t)ncap * size) : NULL;
+    if (NULL == grown) {
+        s->rc = RABRED_ERR_NOMEM;
+        return 0;
+    }
+    *array = grown;
+    *cap = (int32_t)ncap;
+    return 1;
+}
+
+/* ---- the queue of matched messages ------------------------------------- */
+
+/* Messages are taken in (ready, seq) order.  One binary heap of them all
+ * costs O(lg p) mispredicted comparisons per message, most of a ring's
+ * simulation time.  But ranks run in lockstep: hundreds of messages share
+ * one ready time and mostly arrive in seq order.  So each distinct ready
+ * time has a group, a FIFO that takes a message whose seq is above its
+ * tail's; groups are found by hashing the time (or are the last one used)
+ * and ordered by a small heap of the distinct times; a message that fits no
+ * group's order goes to a heap of its own.  The next message is the smaller
+ * of the earliest group's head and that heap's top: O(1) per message when
+ * times repeat, and the very order of one heap. */
+
+static inline int event_less(const event_t *a, const event_t *b)
+{
+    return a->ready < b->ready || (a->ready == b->ready && a->seq < b->seq);
+}
+
+static void heap_push(sim_t *s, event_t e)
+{
+    if (!grow(s, (void **)&s->heap, &s->capheap, s->nheap + 1, sizeof(event_t))) {
+        return;
+    }
+    int i = s->nheap++;
+    while (i > 0 && event_less(&e, &s->heap[(i - 1) / 2])) {
+        s->heap[i] = s->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->heap[i] = e;
+}
+
+static event_t heap_pop(sim_t *s)
+{
+    event_t top = s->heap[0], last = s->heap[--s->nheap];
+    int i = 0, n = s->nheap;
+    for (int c = 1; c < n; c = 2 * i + 1) {
+        c += c + 1 < n && event_less(&s->heap[c + 1], &s->heap[c]);
+        if (!event_less(&s->heap[c], &last)) {
+            break;
+        }
+        s->heap[i] = s->heap[c];
+        i = c;
+    }
+    if (n > 0) {
+        s->heap[i] = last;
+    }
+    return top;
+}
+
+static void gheap_push(sim_t *s, gref_t g)
+{
+    if (!grow(s, (void **)&s->gheap, &s->capgheap, s->ngheap + 1, sizeof(gref_t))) {
+        return;
+    }
+    int i = s->ngheap++;
+    while (i > 0 && g.ready < s->gheap[(i - 1) / 2].ready) {
+        s->gheap[i] = s->gheap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->gheap[i] = g;
+}
+
+static void gheap_pop(sim_t *s)
+{
+    gref_t last = s->gheap[--s->ngheap];
+    int i = 0, n = s->ngheap;
+    for (int c = 1; c < n; c = 2 * i + 1) {
+        c += c + 1 < n && s->gheap[c + 1].ready < s->gheap[c].ready;
+        if (!(s->gheap[c].ready < last.ready)) {
+            break;
+        }
+        s->gheap[i] = s->gheap[c];
+        i = c;
+    }
+    if (n > 0) {
+        s->gheap[i] = last;
+    }
+}
+
+static inline uint64_t time_key(double t)
+{
+    uint64_t k;
+    t += 0.0; /* -0 and +0 are one time */
+    memcpy(&k, &t, sizeof(k));
+    return k ^ 0x8000000000000000ULL; /* not 0: that would be -0 */
+}
+
+/* A new group for time `ready` holding m. */
+static void group_new(sim_t *s, slot_t *slot, uint64_t key, double ready, int32_t m)
+{
+    int32_t gi = s->freegroup;
+    if (gi >= 0) {
+        s->freegroup = s->groups[gi].head;
+    } else if (grow(s, (void **)&s->groups, &s->capgroups, s->ngroups + 1, sizeof(group_t))) {
+        gi = s->ngroups++;
+    } else {
+        return;
+    }
+    slot->key = key;
+    slot->a = gi;
+    s->group_of.n++;
+    s->groups[gi] = (group_t){ready, m, m, s->msgs[m].seq};
+    s->last_group = gi;
+    gheap_push(s, (gref_t){ready, gi});
+}
+
+static inline void queue_push(sim_t *s, double ready, int32_t m)
+{
+    uint64_t seq = s->msgs[m].seq;
+    group_t *g = s->last_group >= 0 ? &s->groups[s->last_group] : NULL;
+    s->msgs[m].next = -1;
+    if (NULL == g || g->ready != ready) {
+        if (!map_reserve(&s->group_of)) {
+            s->rc = RABRED_ERR_NOMEM;
+            return;
+        }
+        uint64_t key = time_key(ready);
+        slot_t *slot = map_probe(&s->group_of, key);
+        if (0 == slot->key) {
+            group_new(s, slot, key, ready, m);
+            return;
+        }
+        s->last_group = slot->a;
+        g = &s->groups[slot->a];
+    }
+    if (seq > g->tail_seq) {
+        s->msgs[g->tail].next = m;
+        g->tail = m;
+        g->tail_seq = seq;
+    } else {
+        heap_push(s, (event_t){ready, seq, m});
+    }
+}
+
+static inline int queue_empty(const sim_t *s)
+{
+    return 0 == s->ngheap && 0 == s->nheap;
+}
+
+static inline event_t queue_pop(sim_t *s)
+{
+    if (s->ngheap > 0) {
+        int32_t gi = s->gheap[0].group;
+        group_t *g = &s->groups[gi];
+        event_t e = {g->ready, s->msgs[g->head].seq, g->head};
+        if (0 == s->nheap || event_less(&e, &s->heap[0])) {
+            g->head = s->msgs[e.msg].next;
+            if (g->head >= 0) {
+                __builtin_prefetch(&s->msgs[g->head]); /* most likely the next one */
+            } else { /* the group is empty */
+                map_remove(&s->group_of, map_probe(&s->group_of, time_key(g->ready)));
+                gheap_pop(s);
+                g->ready = NAN;
+                g->head = s->freegroup;
+                s->freegroup = gi;
+            }
+            return e;
+        }
+    }
+    return heap_pop(s);
+}
+
+/* ---- message slots and mailboxes --------------------------------------- */
+
+static inline int32_t msg_new(sim_t *s, int src, int dst)
+{
+    int32_t m = s->freemsg;
+    if (m >= 0) {
+        s->freemsg = s->msgs[m].next;
+    } else {
+        int32_t cap = s->capmsgs;
+        if (!grow(s, (void **)&s->msgs, &s->capmsgs, s->nmsgs + 1, sizeof(msg_t))) {
+            return -1;
+        }
+        if (NULL != s->data && s->capmsgs != cap) {
+            runs_t *grown = realloc(s->msgdata, (size_t)s->capmsgs * sizeof(runs_t));
+            if (NULL == grown) {
+                s->rc = RABRED_ERR_NOMEM;
+                return -1;
+            }
+            memset(grown + cap, 0, (size_t)(s->capmsgs - cap) * sizeof(runs_t));
+            s->msgdata = grown;
+        }
+        m = s->nmsgs++;
+    }
+    s->msgs[m] = (msg_t){.src = src, .dst = dst, .next = -1};
+    return m;
+}
+
+static inline uint64_t box_key(int dst, int src)
+{
+    return ((uint64_t)(uint32_t)dst << 32 | (uint32_t)src) + 1;
+}
+
+/* The mailbox of (dst, src): a half of the other kind waiting there is
+ * taken out and returned; otherwise a new half is queued there.  -1 when
+ * out of memory. */
+static int32_t box_take(sim_t *s, int dst, int src, int sending)
+{
+    if (!map_reserve(&s->boxes)) {
+        s->rc = RABRED_ERR_NOMEM;
+        return -1;
+    }
+    uint64_t key = box_key(dst, src);
+    slot_t *slot = map_probe(&s->boxes, key);
+    int32_t m;
+    if (0 != slot->key && (slot->b >= 0) != sending) {
+        m = slot->a;
+        slot->a = s->msgs[m].next;
+        if (slot->a < 0) {
+            map_remove(&s->boxes, slot);
+        }
+        return m;
+    }
+    if ((m = msg_new(s, src, dst)) < 0) {
+        return -1;
+    }
+    if (0 == slot->key) {
+        slot->key = key;
+        slot->a = m;
+        s->boxes.n++;
+    } else {
+        s->msgs[slot->b >= 0 ? slot->b : ~slot->b].next = m;
+    }
+    slot->b = sending ? m : ~m;
+    return m;
+}
+
+/* ---- posting, matching, finishing -------------------------------------- */
+
+/* The second half of m is posted at t: m may start at its ready time. */
+static inline void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len, double t)
+{
+    msg_t *msg = &s->msgs[m];
+    if (recv_len != send_len) {
+        fail(s, "rank %d receives %lld elements from rank %d, which sends %lld", msg->dst,
+             (long long)recv_len, msg->src, (long long)send_len);
+    }
+    msg->len = send_len;
+    msg->post = msg->post > t ? msg->post : t;
+    queue_push(s, msg->post, m);
+}
+
+/* Post one transfer of `rank` at time t (its stream word and length): one
+ * half of a message, whose other half may be waiting in the mailbox. */
+static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi, double t)
+{
+    int sending = 0 != (word & CW_SEND), peer = (int)(word >> 3);
+    int32_t m = box_take(s, sending ? peer : rank, sending ? rank : peer, sending);
+    if (m < 0) {
+        return;
+    }
+    msg_t *msg = &s->msgs[m];
+    int second = sending ? msg->received : msg->sent;
+    if (sending) {
+        msg->sent = 1;
+        msg->one_way = (uint8_t)(word & CW_ONE_WAY);
+        msg->seq = s->seq++;
+        s->res->messages++;
+        s->res->elements_sent += len;
+        if (s->with_data) {
+            rankdata_t *d = &s->data[rank];
+            const rabred_xfer_t *px = &d->plan.xfers[xi];
+            s->rc = runs_extract(d->buf[px->buf], px->off, px->len, &s->msgdata[m]);
+        }
+    } else {
+        msg->received = 1;
+        msg->recv_xfer = xi;
+    }
+    if (second) {
+        match(s, m, sending ? len : msg->len, sending ? msg->len : len, t);
+    } else {
+        msg->len = len;
+        msg->post = t;
+    }
+}
+
+/* Full mode: run the local steps of round `round` on the rank's data. */
+static void apply_locals(sim_t *s, rankdata_t *d, int round)
+{
+    const rabred_round_t *rd = &d->plan.rounds[round];
+    for (int k = 0; k < rd->nlocal && RABRED_OK == s->rc; k++) {
+        const rabred_local_t *l = &d->plan.locals[rd->first_local + k];
+        runs_t *src = d->buf[l->src], *dst = d->buf[l->dst];
+        if (RABRED_LOCAL_COPY == l->kind) {
+            if (src != dst) {
+                s->rc = runs_extract(src, l->off, l->len, &s->s1);
+                if (RABRED_OK == s->rc) {
+                    s->rc = runs_store(dst, s->call->count, l->off, l->len, &s->s1, &s->s3);
+                }
+            }
+            continue;
+        }
+        s->rc = runs_extract(src, l->off, l->len, &s->s1);
+        if (RABRED_OK == s->rc) {
+            s->rc = runs_extract(dst, l->off, l->len, &s->s2);
+        }
+        if (RABRED_OK == s->rc) {
+            s->rc = l->src_first ? runs_combine(&s->s1, &s->s2, l->len, &s->s3)
+                                 : runs_combine(&s->s2, &s->s1, l->len, &s->s3);
+        }
+        if (RABRED_OK == s->rc) {
+            s->rc = runs_store(dst, s->call->count, l->off, l->len, &s->s3, &s->s1);
+        }
+    }
+}
+
+/* The current round's local steps from time t (data in full mode); returns
+ * when they end, and moves the rank on to its next round. */
+static double run_locals(sim_t *s, simrank_t *r, int rank, int32_t nxfer, double t)
+{
+    if (s->with_data) {
+        apply_locals(s, &s->data[rank], r->round);
+    }
+    r->cur = r->next;
+    r->xfer += nxfer;
+    r->round++;
+    return t + s->model->gamma * (double)r->reduced;
+}
+
+/* Post rounds of `rank` from time t until one has messages to wait for. */
+static void advance(sim_t *s, int rank, double t)
+{
+    simrank_t *r = &s->ranks[rank];
+    while (r->round < r->nrounds && RABRED_OK == s->rc && s->res->ok) {
+        const uint8_t *in = r->cur;
+        uint64_t head = get_varint(&in);
+        int32_t nxfer = (int32_t)(head >> 2);
+        r->early = (int)(head & CW_EARLY);
+        r->reduced = (head & CW_FRESH_ROUND) ? (int64_t)get_varint(&in) : r->reduced;
+        r->done = t;
+        r->pending = r->nxfer = nxfer;
+        for (int32_t k = 0; k < nxfer && RABRED_OK == s->rc; k++) {
+            uint64_t word = get_varint(&in);
+            int send = 0 != (word & CW_SEND);
+            if (word & CW_FRESH_XFER) {
+                r->last_len[send] = (int64_t)get_varint(&in);
+            }
+            post_half(s, rank, word, r->last_len[send], r->xfer + k, t);
+        }
+        r->next = in;
+        if (nxfer > 0) {
+            __builtin_prefetch(in); /* needed again after the other ranks' turns */
+            __builtin_prefetch(in + 64);
+            return;
+        }
+        t = t > r->cpu_free ? t : r->cpu_free;
+        t = run_locals(s, r, rank, 0, t);
+        r->cpu_free = t;
+    }
+    r->done = t > r->cpu_free ? t : r->cpu_free;
+}
+
+/* The messages of a rank's round are all done: reduce, and post the next
+ * round before the reduction when the plan allows it
+ * (rabred_plan_can_post_early), so transfers overlap the reduction as in the
+ * executor; the rank's CPU is busy until cpu_free either way. */
+static void round_done(sim_t *s, int rank)
+{
+    simrank_t *r = &s->ranks[rank];
+    double t = r->done > r->cpu_free ? r->done : r->cpu_free;
+    int early = r->early;
+    r->cpu_free = run_locals(s, r, rank, r->nxfer, t);
+    advance(s, rank, early ? t : r->cpu_free);
+}
+
+/* One message ends: deliver it, and move on the ranks it completes. */
+static void finish_message(sim_t *s, event_t e)
+{
+    msg_t *msg = &s->msgs[e.msg];
+    int ends[2] = {msg->src, msg->dst};
+    simrank_t *src = &s->ranks[msg->src], *dst = &s->ranks[msg->dst];
+    double fa = msg->one_way ? s->model->f_alpha : 1.0, fb = msg->one_way ? s->model->f_beta : 1.0;
+    double start = e.ready;
+    start = src->out_free > start ? src->out_free : start;
+    start = dst->in_free > start ? dst->in_free : start;
+    double end = start + fa * s->model->alpha + fb * s->model->beta * (double)msg->len;
+    src->out_free = dst->in_free = end;
+    if (s->with_data) {
+        rankdata_t *d = &s->data[msg->dst];
+        const rabred_xfer_t *px = &d->plan.xfers[msg->recv_xfer];
+        s->rc = runs_store(d->buf[px->buf], s->call->count, px->off, px->len,
+                           &s->msgdata[e.msg], &s->s3);
+    }
+    msg->next = s->freemsg; /* the slot is free again */
+    s->freemsg = e.msg;
+    src->done = end > src->done ? end : src->done;
+    dst->done = end > dst->done ? end : dst->done;
+    if (0 == --src->pending && RABRED_OK == s->rc) {
+        round_done(s, ends[0]);
+    }
+    if (0 == --dst->pending && RABRED_OK == s->rc) {
+        round_done(s, ends[1]);
+    }
+}
+
+/* ---- compiling and checking plans -------------------------------------- */
+
+static int wants_result(const rabred_sim_call_t *call, int rank)
+{
+    return call->root < 0 || call->root == rank;
+}
+
+/* Are INPUT and ACC one buffer at this rank (MPI_IN_PLACE)? */
+static int input_is_acc(const sim_t *s, int rank)
+{
+    return s->call->in_place && wants_result(s->call, rank);
+}
+
+/* A range of one of a rank's storage buffers (INPUT may be ACC). */
+typedef struct span_s {
+    int store;
+    int64_t off, end;
+} span_t;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const span_t *x = a, *y = b;
+    if (x->store != y->store) {
+        return x->store < y->store ? -1 : 1;
+    }
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Does q overlap one of the sorted, disjoint recvs? */
+static int hits_recv(const span_t *recvs, int n, span_t q)
+{
+    int lo = 0, hi = n; /* first recv not before q in (store, off) order */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (span_cmp(&recvs[mid], &q) < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    for (int i = lo - 1; i <= lo; i++) {
+        if (i >= 0 && i < n && recvs[i].store == q.store && recvs[i].off < q.end &&
+            q.off < recvs[i].end) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Valid peers and ranges; local steps inside the vector; and, except in
+ * cost_only mode (plans already proven), no receive overlaps another
+ * transfer of the round (MPI forbids touching a receive buffer before the
+ * receive completes).  Sorting keeps this O(n log n) for a root that
+ * receives from every rank. */
+static int check_round(sim_t *s, int rank, const rabred_plan_t *plan, int round)
+{
+    const rabred_round_t *rd = &plan->rounds[round];
+    const rabred_xfer_t *xs = &plan->xfers[rd->first_xfer];
+    int alias = input_is_acc(s, rank), nrecv = 0, ok = 1;
+    if (!grow(s, (void **)&s->spans, &s->capspans, rd->nxfer, sizeof(span_t))) {
+        return 0;
+    }
+    for (int a = 0; a < rd->nxfer; a++) {
+        const rabred_xfer_t *x = &xs[a];
+        if (x->off < 0 || x->len < 0 || x->off + x->len > s->call->count || x->peer < 0 ||
+            x->peer >= s->call->p || x->peer == rank) {
+            fail(s, "rank %d: bad transfer (peer %d, range %lld+%lld)", rank, x->peer,
+                 (long long)x->off, (long long)x->len);
+            return 0;
+        }
+        if (RABRED_XFER_RECV == x->dir && !s->call->cost_only) {
+            int store = RABRED_BUF_INPUT == x->buf && alias ? RABRED_BUF_ACC : x->buf;
+            s->spans[nrecv++] = (span_t){store, x->off, x->off + x->len};
+        }
+    }
+    if (nrecv > 1) {
+        qsort(s->spans, (size_t)nrecv, sizeof(span_t), span_cmp);
+    }
+    for (int i = 1; i < nrecv && ok; i++) {
+        ok = !(s->spans[i].store == s->spans[i - 1].store && s->spans[i].off < s->spans[i - 1].end);
+    }
+    for (int a = 0; a < rd->nxfer && ok && nrecv > 0; a++) {
+        int store = RABRED_BUF_INPUT == xs[a].buf && alias ? RABRED_BUF_ACC : xs[a].buf;
+        span_t q = {store, xs[a].off, xs[a].off + xs[a].len}, *r = &s->spans[0];
+        ok = RABRED_XFER_RECV == xs[a].dir ||
+             (1 == nrecv ? !(r->store == store && r->off < q.end && q.off < r->end)
+                         : !hits_recv(s->spans, nrecv, q));
+    }
+    if (!ok) {
+        fail(s, "rank %d round %d: a receive overlaps another transfer", rank, round);
+        return 0;
+    }
+    for (int k = 0; k < rd->nlocal; k++) {
+        const rabred_local_t *l = &plan->locals[rd->first_local + k];
+        if (l->off < 0 || l->off + l->len > s->call->count) {
+            fail(s, "rank %d round %d: local step outside the vector", rank, round);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Marks the peers this rank receives from in the round being compiled. */
+static void next_stamp(sim_t *s)
+{
+    if (0 == ++s->stamp) {
+        memset(s->seen, 0, (size_t)s->call->p * sizeof(uint32_t));
+        s->stamp = 1;
+    }
+}
+
+/* Check `plan` of `rank` and compile it into the rank's byte stream. */
+static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
+{
+    int64_t reduced = 0, last_len[2] = {0, 0}; /* the engine's registers */
+    int32_t used = 0;
+    for (int k = 0; k < plan->nrounds && RABRED_OK == s->rc; k++) {
+        const rabred_round_t *rd = &plan->rounds[k];
+        const rabred_xfer_t *xs = &plan->xfers[rd->first_xfer];
+        if (!check_round(s, rank, plan, k) ||
+            !grow(s, (void **)&s->code, &s->capcode, used + 20 * ((int64_t)rd->nxfer + 1), 1)) {
+            return;
+        }
+        next_stamp(s);
+        for (int a = 0; a < rd->nxfer; a++) {
+            s->seen[xs[a].peer] = RABRED_XFER_RECV == xs[a].dir ? s->stamp : s->seen[xs[a].peer];
+        }
+        int64_t red = 0;
+        for (int j = 0; j < rd->nlocal; j++) {
+            const rabred_local_t *l = &plan->locals[rd->first_local + j];
+            red += RABRED_LOCAL_REDUCE == l->kind ? l->len : 0;
+        }
+        uint64_t head = (uint64_t)rd->nxfer << 2 | (red != reduced ? CW_FRESH_ROUND : 0) |
+                        (rabred_plan_can_post_early(plan, k, input_is_acc(s, rank)) ? CW_EARLY : 0);
+        uint8_t *out = put_varint(s->code + used, head);
+        if (red != reduced) {
+            out = put_varint(out, (uint64_t)(reduced = red));
+        }
+        for (int a = 0; a < rd->nxfer; a++) {
+            int send = RABRED_XFER_SEND == xs[a].dir;
+            uint64_t word = (uint64_t)xs[a].peer << 3 | (send ? CW_SEND : 0) |
+                            (xs[a].len != last_len[send] ? CW_FRESH_XFER : 0) |
+                            (send && s->seen[xs[a].peer] != s->stamp ? CW_ONE_WAY : 0);
+            out = put_varint(out, word);
+            if (xs[a].len != last_len[send]) {
+                out = put_varint(out, (uint64_t)(last_len[send] = xs[a].len));
+            }
+        }
+        used = (int32_t)(out - s->code);
+    }
+    uint8_t *code = arena_alloc(&s->arena, (size_t)used);
+    if (NULL == code) {
+        s->rc = RABRED_ERR_NOMEM;
+        return;
+    }
+    memcpy(code, s->code, (size_t)used);
+    s->code_of[rank] = code;
+    s->ranks[rank].nrounds = plan->nrounds;
+}
+
+/* ---- set-up, checks, tear-down ----------------------------------------- */
+
+void rabred_sim_model_default(rabred_sim_model_t *model)
+{
+    model->alpha = model->beta = model->gamma = 1.0;
+    model->f_alpha = model->f_beta = 1.0;
+    model->arrival = NULL;
+}
+
+/* Full mode: the rank's buffers, INPUT holding its own contribution. */
+static int setup_data(sim_t *s, int rank)
+{
+    rankdata_t *d = &s->data[rank];
+    contrib_t mine = {rank, rank, 1, 1, 1, rank_hash(rank)}, garbage;
+    memset(&garbage, 0, sizeof(garbage));
+    int rc = RABRED_OK;
+    for (int b = 0; b < RABRED_NBUFS && RABRED_OK == rc; b++) {
+        d->buf[b] = &d->own[b];
+        rc = runs_push(&d->own[b], 0, b == RABRED_BUF_INPUT ? mine : garbage);
+    }
+    if (RABRED_OK == rc && input_is_acc(s, rank)) {
+        d->buf[RABRED_BUF_INPUT] = d->buf[RABRED_BUF_ACC];
+        d->own[RABRED_BUF_ACC].runs[0].c = mine;
+    }
+    return rc;
+}
+
+static int setup_rank(sim_t *s, int rank)
+{
+    const rabred_sim_call_t *call = s->call;
+    rabred_plan_t *plan = NULL != s->data ? &s->data[rank].plan : &s->plan;
+    rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
+                               call->seg_count, call->arrival, input_is_acc(s, rank)};
+    int rc = rabred_plan_build(call->build, &args, plan);
+    if (RABRED_OK != rc) {
+        return rc;
+    }
+    if (plan->nrounds > s->res->max_rounds) {
+        s->res->max_rounds = plan->nrounds;
+    }
+    compile_rank(s, rank, plan);
+    if (RABRED_OK == s->rc && NULL != s->data) {
+        s->rc = setup_data(s, rank);
+    }
+    return s->rc;
+}
+
+/* After a run: for each rank, the sender of the oldest send to it that met
+ * no receive, or -1 (a new array, NULL when there is none). */
+static int *unreceived_senders(sim_t *s)
+{
+    if (0 == s->boxes.n) {
+        return NULL;
+    }
+    int *src = malloc((size_t)s->call->p * sizeof(int));
+    uint64_t *seq = malloc((size_t)s->call->p * sizeof(uint64_t));
+    for (int i = 0; NULL != src && NULL != seq && i < s->call->p; i++) {
+        src[i] = -1;
+    }
+    for (uint32_t i = 0; NULL != src && NULL != seq && i < s->boxes.cap; i++) {
+        const slot_t *b = &s->boxes.slots[i];
+        const msg_t *m = b->key && b->b >= 0 ? &s->msgs[b->a] : NULL; /* sends waiting */
+        if (NULL != m && (src[m->dst] < 0 || m->seq < seq[m->dst])) {
+            src[m->dst] = m->src;
+            seq[m->dst] = m->seq;
+        }
+    }
+    if (NULL == src || NULL == seq) {
+        s->rc = RABRED_ERR_NOMEM;
+    }
+    free(seq);
+    return src;
+}
+
+static void check_rank(sim_t *s, int rank, const int *unreceived, uint64_t total_hash)
+{
+    const rabred_sim_call_t *call = s->call;
+    const simrank_t *r = &s->ranks[rank];
+    if (r->round < r->nrounds) {
+        fail(s, "deadlock: rank %d waits in round %d of %d", rank, r->round, r->nrounds);
+        return;
+    }
+    if (NULL != unreceived && unreceived[rank] >= 0) {
+        fail(s, "rank %d never received a message from rank %d", rank, unreceived[rank]);
+        return;
+    }
+    if (!s->with_data) {
+        return;
+    }
+    const rankdata_t *d = &s->data[rank];
+    if (d->buf[RABRED_BUF_INPUT] != d->buf[RABRED_BUF_ACC] &&
+        (d->own[RABRED_BUF_INPUT].n != 1 || d->own[RABRED_BUF_INPUT].runs[0].c.n != 1)) {
+        fail(s, "rank %d wrote into its input buffer", rank);
+        return;
+    }
+    if (!wants_result(call, rank) || 0 == call->count) {
+        return;
+    }
+    const runs_t *acc = d->buf[RABRED_BUF_ACC];
+    for (int i = 0; i < acc->n; i++) {
+        contrib_t c = acc->runs[i].c;
+        int full = c.valid && c.n == call->p && c.hash == total_hash;
+        int in_order = c.ordered && c.lo == 0 && c.hi == call->p - 1;
+        if (!full || (!call->commutative && !in_order)) {
+            fail(s, "rank %d element %lld: %s (holds %d contributions, ranks %d..%d%s)", rank,
+                 (long long)acc->runs[i].start,
+                 !c.valid ? "never written or built from garbage"
+                 : !full  ? "wrong set of contributions"
+                          : "contributions out of rank order",
+                 c.n, c.lo, c.hi, c.ordered ? ", ordered" : "");
+            return;
+        }
+    }
+}
+
+static void teardown(sim_t *s)
+{
+    for (int i = 0; NULL != s->data && i < s->call->p; i++) {
+        for (int b = 0; b < RABRED_NBUFS; b++) {
+            free(s->data[i].own[b].runs);
+        }
+        rabred_plan_free(&s->data[i].plan);
+    }
+    for (int32_t m = 0; NULL != s->msgdata && m < s->nmsgs; m++) {
+        free(s->msgdata[m].runs);
+    }
+    arena_free(s->arena);
+    rabred_plan_free(&s->plan);
+    free(s->data);
+    free(s->ranks);
+    free(s->msgs);
+    free(s->msgdata);
+    free(s->boxes.slots);
+    free(s->group_of.slots);
+    free(s->groups);
+    free(s->gheap);
+    free(s->heap);
+    free(s->spans);
+    free(s->seen);
+    free(s->code);
+    free(s->code_of);
+    free(s->s1.runs);
+    free(s->s2.runs);
+    free(s->s3.runs);
+}
+
+/* Builds, checks and compiles every rank's plan (and, in full mode, sets up
+ * its buffers); res takes a problem found. */
+static void setup(sim_t *s)
+{
+    const rabred_sim_call_t *call = s->call;
+    s->ranks = calloc((size_t)call->p, sizeof(simrank_t));
+    s->seen = calloc((size_t)call->p, sizeof(uint32_t));
+    s->code_of = calloc((size_t)call->p, sizeof(uint8_t *));
+    s->data = call->cost_only ? NULL : calloc((size_t)call->p, sizeof(rankdata_t));
+    int maps = map_init(&s->boxes) && map_init(&s->group_of);
+    if (!maps || NULL == s->ranks || NULL == s->seen || NULL == s->code_of || (!call->cost_only && NULL == s->data)) {
+        s->rc = RABRED_ERR_NOMEM;
+    }
+    for (int i = 0; i < call->p && RABRED_OK == s->rc && s->res->ok; i++) {
+        s->rc = setup_rank(s, i);
+    }
+}
+
+/* Runs the compiled plans under s->model into s->res: time, messages and
+ * the checks.  Runs after the first start from a clean queue. */
+static void run(sim_t *s)
+{
+    const rabred_sim_call_t *call = s->call;
+    const double *arrival = s->model->arrival;
+    for (int i = 0; i < call->p; i++) {
+        simrank_t *r = &s->ranks[i];
+        r->cur = r->next = s->code_of[i];
+        r->round = r->xfer = r->pending = r->nxfer = r->early = 0;
+        r->reduced = r->last_len[0] = r->last_len[1] = 0;
+        r->done = r->in_free = r->out_free = r->cpu_free = 0.0;
+    }
+    for (int i = 0; i < call->p && RABRED_OK == s->rc; i++) {
+        advance(s, i, arrival ? arrival[i] : 0.0);
+    }
+    while (!queue_empty(s) && RABRED_OK == s->rc && s->res->ok) {
+        finish_message(s, queue_pop(s));
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < call->p; i++) {
+        total += rank_hash(i);
+    }
+    int *unreceived = unreceived_senders(s);
+    double sum = 0.0;
+    for (int i = 0; i < call->p && RABRED_OK == s->rc; i++) {
+        check_rank(s, i, unreceived, total);
+        double t = s->ranks[i].done;
+        s->res->time = t > s->res->time ? t : s->res->time;
+        sum += t - (arrival ? arrival[i] : 0.0);
+    }
+    free(unreceived);
+    s->res->avg_elapsed = call->p > 0 ? sum / call->p : 0.0;
+    /* a clean queue for the next model's run; slots are kept */
+    for (int32_t m = 0; m < s->nmsgs; m++) {
+        s->msgs[m].next = m + 1 < s->nmsgs ? m + 1 : -1;
+    }
+    s->freemsg = s->nmsgs > 0 ? 0 : -1;
+    map_clear(&s->boxes);
+    map_clear(&s->group_of);
+    s->ngroups = s->ngheap = s->nheap = 0;
+    s->freegroup = s->last_group = -1;
+    s->seq = 0;
+}
+
+int rabred_simulate_models(const rabred_sim_call_t *call, const rabred_sim_model_t *models,
+                           int nmodels, rabred_sim_result_t *res)
+{
+    for (int k = 0; k < nmodels; k++) {
+        memset(&res[k], 0, sizeof(res[k]));
+        res[k].ok = 1;
+    }
+    if (nmodels < 1 || call->p < 1 || call->count < 0 ||
+        call->root >= call->p || NULL == call->build) {
+        return RABRED_ERR_ARG;
+    }
+    sim_t s;
+    memset(&s, 0, sizeof(s));
+    s.call = call;
+    s.model = &models[0];
+    s.res = &res[0];
+    s.freemsg = s.freegroup = s.last_group = -1;
+    setup(&s);
+    /* the data checks need one run: they do not depend on the timing */
+    s.with_data = NULL != s.data;
+    for (int k = 0; k < nmodels && RABRED_OK == s.rc && res[0].ok; k++) {
+        s.model = &models[k];
+        s.res = &res[k];
+        s.res->max_rounds = res[0].max_rounds;
+        run(&s);
+        s.with_data = 0;
+    }
+    for (int k = 1; k < nmodels; k++) {
+        if (!res[0].ok) { /* the plans are wrong under every model */
+            res[k].ok = 0;
+            memcpy(res[k].error, res[0].error, sizeof(res[k].error));
+        }
+    }
+    teardown(&s);
+    return s.rc;
+}
+
+int rabred_simulate(const rabred_sim_call_t *call, const rabred_sim_model_t *model,
+                    rabred_sim_result_t *res)
+{
+    return rabred_simulate_models(call, model, 1, res);
+}
