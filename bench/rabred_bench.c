@@ -79,6 +79,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "rabred_mpit.h"
+
 enum { MAX_VARIANTS = 48, NAME_LEN = 128, MAX_SIZES = 64, MAX_ROUNDS = 101 };
 
 /* Iterations per measurement: calibrated to about --target ms, at least
@@ -87,7 +89,10 @@ enum { MAX_VARIANTS = 48, NAME_LEN = 128, MAX_SIZES = 64, MAX_ROUNDS = 101 };
 enum { MIN_ITERS = 1, MAX_ITERS = 1000000 };
 
 typedef enum { COLL_ALLREDUCE, COLL_REDUCE } coll_kind_t;
-typedef enum { MODE_BALANCED, MODE_ONE_LATE, MODE_RAND_LATE } arrival_mode_t;
+/* MODE_LATENCY: back-to-back calls, no barrier between them (the latency
+ * of a call in a loop, as a solver issues them); the others time one call
+ * after a barrier, with arrival delays. */
+typedef enum { MODE_BALANCED, MODE_ONE_LATE, MODE_RAND_LATE, MODE_LATENCY } arrival_mode_t;
 typedef enum { FAMILY_TUNED, FAMILY_RABRED } family_t;
 /* Why a variant has no measurement at a size (see skip_slow_variants). */
 typedef enum { RUN_OK, RUN_SKIPPED, RUN_PREDICTED } run_state_t;
@@ -115,9 +120,9 @@ typedef struct {
     const char *label;
     const char *rabred_cvar;
     const char *tuned_cvar;
-    MPI_T_cvar_handle handle;
+    rabred_mpit_cvar_t alg_cvar;      /* rabred_cvar, open */
     int previous_value;
-    MPI_T_cvar_handle arrival_handle; /* coll_rabred_arrival_aware, if it exists */
+    rabred_mpit_cvar_t arrival_cvar;  /* coll_rabred_arrival_aware, if it exists */
     int arrival_default;              /* its value at start; -1: no such cvar */
     variant_t v[MAX_VARIANTS];
     int nv;
@@ -140,6 +145,9 @@ typedef struct {
     double skip_min_s;
     const char *csv_path;
     const char *only;        /* comma-separated variant names, or NULL */
+    int max_set;             /* -m or -s given */
+    int first_call;          /* --first-call: new communicators' first calls only */
+    int hit_cost;            /* --hit-cost: a prepared call's cost on MPI_COMM_SELF first */
 } options_t;
 
 typedef struct {             /* one measurement: over ranks, seconds per call */
@@ -178,7 +186,9 @@ static void usage_exit(int status)
 "  -r ROUNDS           interleaved rounds, median reported (default 5)\n"
 "  -t MS               target duration of one measurement (default 20)\n"
 "  -i ITERS            fixed iterations per measurement (default: calibrate)\n"
-"  --mode balanced|one-late|rand-late   arrival pattern (seed 004)\n"
+"  --mode balanced|one-late|rand-late|latency   arrival pattern (seed 004),\n"
+"                      or latency: back-to-back calls, best of -r blocks\n"
+"                      (default sizes then 8 .. 64K)\n"
 "  --max-delay MS      delay of the late rank / bound of random delays\n"
 "  --late-rank R       the late rank in one-late mode (default 0)\n"
 "  --seed S            seed of the rand-late delays (default 4)\n"
@@ -190,7 +200,11 @@ static void usage_exit(int status)
 "  --skip-min-ms MS    (default 100)\n"
 "  --warmup N          untimed calls before each timed measurement, with the\n"
 "                      same arrivals (default 1)\n"
-"  --csv FILE          one CSV line per variant, size and round\n");
+"  --csv FILE          one CSV line per variant, size and round\n"
+"  --first-call 1      instead: the first and second call (8 B) on -r new\n"
+"                      communicators, rabred:auto and the component below\n"
+"  --hit-cost 1        first: a prepared call's cost, MPI_Allreduce in place\n"
+"                      of one double on MPI_COMM_SELF, rabred:auto and below\n");
     }
     MPI_Finalize();
     exit(status);
@@ -253,6 +267,8 @@ static arrival_mode_t parse_mode(const char *s)
         return MODE_ONE_LATE;
     } else if (0 == strcmp(s, "rand-late")) {
         return MODE_RAND_LATE;
+    } else if (0 == strcmp(s, "latency")) {
+        return MODE_LATENCY;
     }
     usage_exit(1);
     return MODE_BALANCED;
@@ -277,8 +293,10 @@ static void parse_option(options_t *o, const char *opt, const char *val)
             val = colon + 1;
         }
         o->max_bytes = (size_t) parse_size(val, 8, 1L << 30);
+        o->max_set = 1;
     } else if (0 == strcmp(opt, "-s")) {
         parse_size_list(o, val);
+        o->max_set = 1;
     } else if (0 == strcmp(opt, "-c")) {
         if (strcmp(val, "reduce") && strcmp(val, "allreduce") && strcmp(val, "both")) {
             usage_exit(1);
@@ -303,6 +321,10 @@ static void parse_option(options_t *o, const char *opt, const char *val)
         o->warmup = (int) parse_size(val, 0, 1000);
     } else if (0 == strcmp(opt, "--csv")) {
         o->csv_path = val;
+    } else if (0 == strcmp(opt, "--first-call")) {
+        o->first_call = (int) parse_size(val, 0, 1);
+    } else if (0 == strcmp(opt, "--hit-cost")) {
+        o->hit_cost = (int) parse_size(val, 0, 1);
     } else {
         usage_exit(1);
     }
@@ -331,9 +353,13 @@ static options_t parse_options(int argc, char **argv)
         parse_option(&o, argv[i], argv[i + 1]);
         i++;
     }
+    int late_mode = MODE_ONE_LATE == o.mode || MODE_RAND_LATE == o.mode;
+    if (MODE_LATENCY == o.mode && !o.max_set) {
+        o.max_bytes = (size_t) 64 << 10; /* where a call's fixed costs show */
+    }
     if (o.min_bytes > o.max_bytes || o.late_rank >= g_size
-        || (MODE_BALANCED != o.mode && 0 == o.max_delay_s)) {
-        if (0 == g_rank && MODE_BALANCED != o.mode && 0 == o.max_delay_s) {
+        || (late_mode && 0 == o.max_delay_s)) {
+        if (0 == g_rank && late_mode && 0 == o.max_delay_s) {
             fprintf(stderr, "rabred_bench: --mode one-late/rand-late needs --max-delay MS > 0\n");
         }
         usage_exit(1);
@@ -372,31 +398,44 @@ static size_t largest(const size_t *sizes, int n)
 
 /* ---- MPI_T: discover the algorithm enums ------------------------------- */
 
-/* Index, enum and handle of an integer enum cvar; 0 when it does not exist
- * (a component that is not loaded registers nothing). */
-static int find_enum_cvar(const char *cvar, MPI_T_enum *et, MPI_T_cvar_handle *h)
-{
-    int idx, len = NAME_LEN, dlen = 0, verb, bind, scope, count;
-    char name[NAME_LEN];
-    MPI_Datatype dt;
+enum { MAX_ITEMS = 64 }; /* enum items read: the algorithm enums have fewer */
 
-    if (MPI_SUCCESS != MPI_T_cvar_get_index(cvar, &idx)) {
+/* An integer enum cvar, opened; 0 when it does not exist (a component
+ * that is not loaded registers nothing). */
+static int find_enum_cvar(const char *cvar, rabred_mpit_cvar_t *cv)
+{
+    int rc = rabred_mpit_cvar_find(cvar, cv);
+    if (cv->index < 0) {
         return 0;
     }
-    if (MPI_SUCCESS != MPI_T_cvar_get_info(idx, name, &len, &verb, &dt, et,
-                                           NULL, &dlen, &bind, &scope)) {
+    if (MPI_SUCCESS != rc) {
         fail_all("MPI_T_cvar_get_info failed for", cvar);
     }
-    if (MPI_T_ENUM_NULL == *et || MPI_INT != dt) {
+    if (MPI_T_ENUM_NULL == cv->enumtype || MPI_INT != cv->datatype) {
         fail_all("control variable is not an integer enum", cvar);
     }
     /* Open MPI refuses writes to CONSTANT/READONLY variables and to variables
      * registered without MCA_BASE_VAR_FLAG_SETTABLE. */
-    if (MPI_T_SCOPE_CONSTANT == scope || MPI_T_SCOPE_READONLY == scope) {
+    if (rabred_mpit_cvar_read_only(cv)) {
         fail_all("control variable is read-only (register it settable)", cvar);
     }
-    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, h, &count) || 1 != count) {
+    if (MPI_SUCCESS != rabred_mpit_cvar_open(cv) || 1 != cv->count) {
         fail_all("MPI_T_cvar_handle_alloc failed for", cvar);
+    }
+    return 1;
+}
+
+/* An integer (or bool) cvar, opened, and its value; 0 when it does not
+ * exist. */
+static int open_int_cvar(const char *cvar, rabred_mpit_cvar_t *cv, int *value)
+{
+    int rc = rabred_mpit_cvar_find(cvar, cv);
+    if (cv->index < 0) {
+        return 0;
+    }
+    if (MPI_SUCCESS != rc || MPI_SUCCESS != rabred_mpit_cvar_open(cv) ||
+        MPI_SUCCESS != rabred_mpit_cvar_read_int(cv, value)) {
+        fail_all("cannot read control variable", cvar);
     }
     return 1;
 }
@@ -404,22 +443,33 @@ static int find_enum_cvar(const char *cvar, MPI_T_enum *et, MPI_T_cvar_handle *h
 /* Reads an integer (or bool) cvar; returns dflt when it does not exist. */
 static int read_int_cvar(const char *cvar, int dflt)
 {
-    int idx, count, value = dflt;
-    MPI_T_cvar_handle h;
-    if (MPI_SUCCESS != MPI_T_cvar_get_index(cvar, &idx)) {
-        return dflt;
+    rabred_mpit_cvar_t cv;
+    int value = dflt;
+    if (open_int_cvar(cvar, &cv, &value)) {
+        rabred_mpit_cvar_close(&cv);
     }
-    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) || 1 != count
-        || MPI_SUCCESS != MPI_T_cvar_read(h, &value)) {
-        fail_all("cannot read control variable", cvar);
-    }
-    MPI_T_cvar_handle_free(&h);
     return value;
 }
 
-static void write_cvar(MPI_T_cvar_handle h, const char *cvar, int value)
+/* The items of an enum cvar found by find_enum_cvar. */
+static int enum_items(const char *cvar, const rabred_mpit_cvar_t *cv, rabred_mpit_item_t *items)
 {
-    int rc = MPI_T_cvar_write(h, &value);
+    int nitems;
+    if (MPI_SUCCESS != rabred_mpit_enum_items(cv->enumtype, items, MAX_ITEMS, &nitems)) {
+        fail_all("MPI_T_enum_get_info failed for", cvar);
+    }
+    nitems = nitems < MAX_ITEMS ? nitems : MAX_ITEMS;
+    for (int i = 0; i < nitems; i++) {
+        if (MPI_SUCCESS != items[i].rc) {
+            fail_all("MPI_T_enum_get_item failed for", cvar);
+        }
+    }
+    return nitems;
+}
+
+static void write_cvar(const rabred_mpit_cvar_t *cv, const char *cvar, int value)
+{
+    int rc = rabred_mpit_cvar_write_int(cv, value);
     if (MPI_SUCCESS != rc) {
         fprintf(stderr, "rabred_bench: rank %d: MPI_T_cvar_write(%s = %d) failed "
                 "(error %d; is the variable registered MCA_BASE_VAR_FLAG_SETTABLE?)\n",
@@ -462,27 +512,22 @@ static variant_t *add_variant(coll_t *c, const char *name, family_t fam,
  * "auto" -> rabred:auto, each algorithm -> rabred:NAME. */
 static void load_rabred_variants(coll_t *c, const options_t *o)
 {
-    MPI_T_enum et;
-    int nitems, len = NAME_LEN, auto_value = -1;
-    char ename[NAME_LEN], name[NAME_LEN], full[NAME_LEN + 8];
+    rabred_mpit_item_t items[MAX_ITEMS];
+    int nitems, auto_value = -1;
+    char full[NAME_LEN + 8];
 
-    if (!find_enum_cvar(c->rabred_cvar, &et, &c->handle)) {
+    if (!find_enum_cvar(c->rabred_cvar, &c->alg_cvar)) {
         fail_all("control variable not found (is the rabred component loaded? "
                  "run through scripts/mpirun-rabred.sh, or pass "
                  "--mca coll rabred,tuned,basic,libnbc with rabred on "
                  "mca_base_component_path)", c->rabred_cvar);
     }
-    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
-        fail_all("MPI_T_enum_get_info failed for", c->rabred_cvar);
-    }
+    nitems = enum_items(c->rabred_cvar, &c->alg_cvar, items);
     c->previous_value = -1;
     for (int pass = 0; pass < 2; pass++) {   /* first the two fixed ones */
         for (int i = 0; i < nitems; i++) {
-            int value;
-            len = NAME_LEN;
-            if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &value, name, &len)) {
-                fail_all("MPI_T_enum_get_item failed for", c->rabred_cvar);
-            }
+            int value = items[i].value;
+            const char *name = items[i].name;
             int is_prev = 0 == strcmp(name, "previous"), is_auto = 0 == strcmp(name, "auto");
             if (0 == pass && is_prev) {
                 c->previous_value = value;
@@ -513,16 +558,12 @@ static void load_rabred_variants(coll_t *c, const options_t *o)
  * in --variants. */
 static void load_balanced_variant(coll_t *c, const options_t *o)
 {
-    int idx, count;
     c->arrival_default = -1;
     if (COLL_ALLREDUCE != c->kind ||
-        (MODE_BALANCED == o->mode && (NULL == o->only || !wanted(o, "rabred:balanced"))) ||
-        MPI_SUCCESS != MPI_T_cvar_get_index("coll_rabred_arrival_aware", &idx)) {
+        (MODE_ONE_LATE != o->mode && MODE_RAND_LATE != o->mode &&
+         (NULL == o->only || !wanted(o, "rabred:balanced"))) ||
+        !open_int_cvar("coll_rabred_arrival_aware", &c->arrival_cvar, &c->arrival_default)) {
         return;
-    }
-    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &c->arrival_handle, &count) ||
-        1 != count || MPI_SUCCESS != MPI_T_cvar_read(c->arrival_handle, &c->arrival_default)) {
-        fail_all("cannot read control variable", "coll_rabred_arrival_aware");
     }
     variant_t *v = add_variant(c, "rabred:balanced", FAMILY_RABRED, c->v[1].rabred_value,
                                MPI_COMM_WORLD, 0);
@@ -534,36 +575,29 @@ static void load_balanced_variant(coll_t *c, const options_t *o)
  * created; see the header). */
 static void load_tuned_variants(coll_t *c, const options_t *o)
 {
-    MPI_T_enum et;
-    MPI_T_cvar_handle h;
-    int nitems, len = NAME_LEN;
-    char ename[NAME_LEN], name[NAME_LEN], full[NAME_LEN + 8];
+    rabred_mpit_cvar_t cv;
+    rabred_mpit_item_t items[MAX_ITEMS];
+    char full[NAME_LEN + 8];
 
-    if (!g_tuned_loaded || !g_tuned_dynamic || !find_enum_cvar(c->tuned_cvar, &et, &h)) {
+    if (!g_tuned_loaded || !g_tuned_dynamic || !find_enum_cvar(c->tuned_cvar, &cv)) {
         return;
     }
-    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
-        fail_all("MPI_T_enum_get_info failed for", c->tuned_cvar);
-    }
+    int nitems = enum_items(c->tuned_cvar, &cv, items);
     for (int i = 0; i < nitems; i++) {
-        int value;
-        len = NAME_LEN;
-        if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &value, name, &len)) {
-            fail_all("MPI_T_enum_get_item failed for", c->tuned_cvar);
-        }
-        snprintf(full, sizeof(full), "tuned:%s", name);
+        int value = items[i].value;
+        snprintf(full, sizeof(full), "tuned:%s", items[i].name);
         if (0 == value || !wanted(o, full)) {   /* 0 is "ignore": the default */
             continue;
         }
         MPI_Comm comm;
-        write_cvar(h, c->tuned_cvar, value);
+        write_cvar(&cv, c->tuned_cvar, value);
         if (MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm)) {
             fail_all("MPI_Comm_dup failed for", full);
         }
         add_variant(c, full, FAMILY_TUNED, c->previous_value, comm, 0);
     }
-    write_cvar(h, c->tuned_cvar, 0);
-    MPI_T_cvar_handle_free(&h);
+    write_cvar(&cv, c->tuned_cvar, 0);
+    rabred_mpit_cvar_close(&cv);
 }
 
 /* "han:default": Open MPI's hierarchical coll/han, on a duplicate of
@@ -592,9 +626,9 @@ static void load_han_variant(coll_t *c, const options_t *o)
 
 static void select_variant(const coll_t *c, const variant_t *v)
 {
-    write_cvar(c->handle, c->rabred_cvar, v->rabred_value);
+    write_cvar(&c->alg_cvar, c->rabred_cvar, v->rabred_value);
     if (c->arrival_default >= 0) {
-        write_cvar(c->arrival_handle, "coll_rabred_arrival_aware",
+        write_cvar(&c->arrival_cvar, "coll_rabred_arrival_aware",
                    v->arrival_off ? 0 : c->arrival_default);
     }
     MPI_Barrier(MPI_COMM_WORLD);
@@ -608,11 +642,11 @@ static void free_variants(coll_t *c)
         }
     }
     /* Leave rabred on its own choice for whatever runs next. */
-    write_cvar(c->handle, c->rabred_cvar, c->v[1].rabred_value);
-    MPI_T_cvar_handle_free(&c->handle);
+    write_cvar(&c->alg_cvar, c->rabred_cvar, c->v[1].rabred_value);
+    rabred_mpit_cvar_close(&c->alg_cvar);
     if (c->arrival_default >= 0) {
-        write_cvar(c->arrival_handle, "coll_rabred_arrival_aware", c->arrival_default);
-        MPI_T_cvar_handle_free(&c->arrival_handle);
+        write_cvar(&c->arrival_cvar, "coll_rabred_arrival_aware", c->arrival_default);
+        rabred_mpit_cvar_close(&c->arrival_cvar);
     }
 }
 
@@ -712,9 +746,31 @@ static void check(const coll_t *c, const variant_t *v, const double *rbuf, int c
  * took 4-5% longer (bench/results/order-20261122; plausibly TCP's
  * congestion window restarting on connections tuned:default left idle).
  * Outside the counters' and timer's window of rabred:auto. */
+/* One rank's seconds for `iters` back-to-back calls (MODE_LATENCY): one
+ * barrier before the block, no poisoning or checking inside it (the
+ * result of the last call is checked), so a call's time is what the next
+ * call waits for. */
+static double back_to_back(const coll_t *c, const variant_t *v, const double *sbuf,
+                           double *rbuf, int count, int iters)
+{
+    poison(c, rbuf, count);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        run_coll(c, v->comm, sbuf, rbuf, count);
+    }
+    double t = MPI_Wtime() - t0;
+    check(c, v, rbuf, count);
+    return t;
+}
+
 static void warm_up(const coll_t *c, const variant_t *v, const options_t *o, int sidx,
                     int round, const double *sbuf, double *rbuf, int count)
 {
+    if (MODE_LATENCY == o->mode && o->warmup > 0) {
+        (void)back_to_back(c, v, sbuf, rbuf, count, o->warmup);
+        return;
+    }
     for (int w = 0; w < o->warmup; w++) {
         poison(c, rbuf, count);
         MPI_Barrier(MPI_COMM_WORLD);
@@ -736,7 +792,11 @@ static sample_t measure(const coll_t *c, const variant_t *v, const options_t *o,
 {
     double sum = 0, mine[2], all[2 * g_size];
     double w0 = MPI_Wtime();
-    for (int i = 0; i < iters; i++) {
+    if (MODE_LATENCY == o->mode) {
+        sum = back_to_back(c, v, sbuf, rbuf, count, iters);
+        iters = iters > 0 ? iters : 1;
+    }
+    for (int i = 0; MODE_LATENCY != o->mode && i < iters; i++) {
         poison(c, rbuf, count);
         MPI_Barrier(MPI_COMM_WORLD);
         sleep_s(delay_s(o, sidx, round, i));
@@ -879,6 +939,15 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double smallest(const double *x, int n)
+{
+    double m = x[0];
+    for (int i = 1; i < n; i++) {
+        m = x[i] < m ? x[i] : m;
+    }
+    return m;
+}
+
 static double median(const double *x, int n)
 {
     double s[MAX_ROUNDS];
@@ -889,7 +958,10 @@ static double median(const double *x, int n)
 
 static const char *mode_name(arrival_mode_t m)
 {
-    return MODE_ONE_LATE == m ? "one-late" : MODE_RAND_LATE == m ? "rand-late" : "balanced";
+    return MODE_ONE_LATE == m    ? "one-late"
+           : MODE_RAND_LATE == m ? "rand-late"
+           : MODE_LATENCY == m   ? "latency"
+                                 : "balanced";
 }
 
 /* ---- what rabred:auto ran (rabred's MPI_T counters) ------------------- */
@@ -904,7 +976,7 @@ enum { MAX_COUNTERS = 48 };
 typedef struct {
     int n;                               /* 0: counters not found */
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle handle[MAX_COUNTERS];
+    rabred_mpit_pvar_t pvar[MAX_COUNTERS];
     char alg[MAX_COUNTERS][NAME_LEN];
     unsigned long long served[MAX_SIZES][MAX_COUNTERS]; /* per size index */
 } counters_t;
@@ -936,17 +1008,12 @@ static void counters_open(counters_t *k, const char *coll)
         return;
     }
     for (int i = 0; i < num && k->n < MAX_COUNTERS; i++) {
-        char name[256], desc[8];
-        int name_len = sizeof(name), desc_len = sizeof(desc), verbosity, var_class, bind;
-        int readonly, continuous, atomic, count;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        if (MPI_SUCCESS != MPI_T_pvar_get_info(i, name, &name_len, &verbosity, &var_class, &dt,
-                                               &et, desc, &desc_len, &bind, &readonly,
-                                               &continuous, &atomic) ||
-            MPI_UNSIGNED_LONG_LONG != dt || NULL == counted_alg(name, coll, k->alg[k->n]) ||
-            MPI_SUCCESS != MPI_T_pvar_handle_alloc(k->session, i, NULL, &k->handle[k->n],
-                                                   &count) || 1 != count) {
+        char name[256];
+        rabred_mpit_pvar_t *pv = &k->pvar[k->n];
+        if (MPI_SUCCESS != rabred_mpit_pvar_describe(i, name, sizeof(name), pv) ||
+            MPI_UNSIGNED_LONG_LONG != pv->datatype ||
+            NULL == counted_alg(name, coll, k->alg[k->n]) ||
+            MPI_SUCCESS != rabred_mpit_pvar_open(k->session, pv) || 1 != pv->count) {
             continue;
         }
         k->n++;
@@ -957,7 +1024,7 @@ static void counters_open(counters_t *k, const char *coll)
 static void counters_read(const counters_t *k, int n, unsigned long long *v)
 {
     for (int i = 0; i < n; i++) {
-        if (MPI_SUCCESS != MPI_T_pvar_read(k->session, k->handle[i], &v[i])) {
+        if (MPI_SUCCESS != rabred_mpit_pvar_read_counter(&k->pvar[i], &v[i])) {
             v[i] = 0;
         }
     }
@@ -976,7 +1043,7 @@ static void counters_read(const counters_t *k, int n, unsigned long long *v)
 typedef struct {
     int found;
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle seconds, count;
+    rabred_mpit_pvar_t seconds, count;
     double spent[MAX_SIZES];    /* this rank's exchange seconds; rank 0: all ranks' after the size */
     double elapsed[MAX_SIZES];  /* auto's elapsed seconds over all ranks and timed calls */
     unsigned long long exchanges[MAX_SIZES]; /* this rank's */
@@ -984,37 +1051,23 @@ typedef struct {
 
 static exchange_cost_t g_exchange;
 
-static int pvar_index(const char *name, MPI_Datatype want)
+/* Is performance variable `name` there, of class var_class and datatype
+ * want? */
+static int pvar_there(const char *name, int var_class, MPI_Datatype want, rabred_mpit_pvar_t *pv)
 {
-    int num = 0;
-    if (MPI_SUCCESS != MPI_T_pvar_get_num(&num)) {
-        return -1;
-    }
-    for (int i = 0; i < num; i++) {
-        char n[256], desc[8];
-        int n_len = sizeof(n), desc_len = sizeof(desc), verbosity, var_class, bind;
-        int readonly, continuous, atomic;
-        MPI_Datatype dt;
-        MPI_T_enum et;
-        if (MPI_SUCCESS == MPI_T_pvar_get_info(i, n, &n_len, &verbosity, &var_class, &dt, &et,
-                                               desc, &desc_len, &bind, &readonly, &continuous,
-                                               &atomic) &&
-            0 == strcmp(n, name) && dt == want) {
-            return i;
-        }
-    }
-    return -1;
+    return MPI_SUCCESS == rabred_mpit_pvar_find(name, var_class, pv) && want == pv->datatype;
 }
 
 static void exchange_open(exchange_cost_t *x)
 {
-    int is = pvar_index("coll_rabred_arrival_exchange_seconds", MPI_DOUBLE);
-    int ic = pvar_index("coll_rabred_arrival_exchanges", MPI_UNSIGNED_LONG_LONG);
-    int n1 = 0, n2 = 0;
-    x->found = is >= 0 && ic >= 0 && MPI_SUCCESS == MPI_T_pvar_session_create(&x->session);
-    if (x->found && (MPI_SUCCESS != MPI_T_pvar_handle_alloc(x->session, is, NULL, &x->seconds, &n1) ||
-                     MPI_SUCCESS != MPI_T_pvar_handle_alloc(x->session, ic, NULL, &x->count, &n2) ||
-                     1 != n1 || 1 != n2)) {
+    x->found = pvar_there("coll_rabred_arrival_exchange_seconds", MPI_T_PVAR_CLASS_TIMER,
+                          MPI_DOUBLE, &x->seconds) &&
+               pvar_there("coll_rabred_arrival_exchanges", MPI_T_PVAR_CLASS_COUNTER,
+                          MPI_UNSIGNED_LONG_LONG, &x->count) &&
+               MPI_SUCCESS == MPI_T_pvar_session_create(&x->session);
+    if (x->found && (MPI_SUCCESS != rabred_mpit_pvar_open(x->session, &x->seconds) ||
+                     MPI_SUCCESS != rabred_mpit_pvar_open(x->session, &x->count) ||
+                     1 != x->seconds.count || 1 != x->count.count)) {
         x->found = 0;
     }
 }
@@ -1023,8 +1076,8 @@ static void exchange_read(const exchange_cost_t *x, double *seconds, unsigned lo
 {
     *seconds = 0;
     *count = 0;
-    if (x->found && (MPI_SUCCESS != MPI_T_pvar_read(x->session, x->seconds, seconds) ||
-                     MPI_SUCCESS != MPI_T_pvar_read(x->session, x->count, count))) {
+    if (x->found && (MPI_SUCCESS != rabred_mpit_pvar_read_timer(&x->seconds, seconds) ||
+                     MPI_SUCCESS != rabred_mpit_pvar_read_counter(&x->count, count))) {
         *seconds = 0;
         *count = 0;
     }
@@ -1181,10 +1234,13 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
     if (COLL_ALLREDUCE == c->kind && g_exchange.found) {
         exchange_gather(&g_exchange, sidx);
     }
+    /* latency: the best block (the least disturbed by other work on the
+     * cores); otherwise the median round */
+    double (*pick)(const double *, int) = MODE_LATENCY == o->mode ? smallest : median;
     for (int k = 0; k < c->nv; k++) {
-        med[k].avg = 1e6 * median(avg[k], o->rounds);
-        med[k].min = 1e6 * median(mn[k], o->rounds);
-        med[k].max = 1e6 * median(mx[k], o->rounds);
+        med[k].avg = 1e6 * pick(avg[k], o->rounds);
+        med[k].min = 1e6 * pick(mn[k], o->rounds);
+        med[k].max = 1e6 * pick(mx[k], o->rounds);
     }
 }
 
@@ -1199,6 +1255,11 @@ static void print_mode(const options_t *o)
         printf("mode rand-late: every rank arrives after a uniform random delay in "
                "[0, %.3g] ms (seed %llu); ", o->max_delay_s * 1e3,
                (unsigned long long) o->seed);
+    } else if (MODE_LATENCY == o->mode) {
+        printf("mode latency: back-to-back calls, one barrier before each block; time = "
+               "each rank's block time / its calls; avg/min/max over ranks; the best of "
+               "%d blocks\n\n", o->rounds);
+        return;
     } else {
         printf("mode balanced: a barrier before every call; ");
     }
@@ -1276,6 +1337,88 @@ static void print_summary(const coll_t *c, const size_t *sizes, int nsizes,
     fflush(stdout);
 }
 
+/* ---- what preparing costs, and what a prepared call costs -------------- */
+
+/* Rank 0 gets the largest of every rank's x. */
+static double max_over_ranks(double x)
+{
+    double m = x;
+    MPI_Reduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    return m;
+}
+
+/* --first-call: a new communicator's first call (8 B), where rabred
+ * checks that the ranks agree on its settings, prices the algorithms for
+ * this size (once per size: the books are shared), chooses and builds the
+ * plan, against its second call (prepared) and the component below.
+ * Communicator 0 is the first of its size; the median is over the others. */
+static void first_calls(coll_t *c, const options_t *o, double *sbuf, double *rbuf)
+{
+    const variant_t *vars[2] = {&c->v[0], &c->v[1]}; /* the component below, rabred:auto */
+    double first[2][MAX_ROUNDS + 1], second[2][MAX_ROUNDS + 1];
+    fill_input(sbuf, 1);
+    for (int r = 0; r <= o->rounds; r++) {
+        for (int k = 1; k >= 0; k--) { /* auto first: its communicator 0 is the size's first */
+            MPI_Comm comm;
+            select_variant(c, vars[k]);
+            MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+            MPI_Barrier(comm);
+            double t0 = MPI_Wtime();
+            run_coll(c, comm, sbuf, rbuf, 1);
+            double t1 = MPI_Wtime();
+            run_coll(c, comm, sbuf, rbuf, 1);
+            double t2 = MPI_Wtime();
+            MPI_Comm_free(&comm);
+            first[k][r] = max_over_ranks(t1 - t0);
+            second[k][r] = max_over_ranks(t2 - t1);
+        }
+    }
+    if (0 == g_rank) {
+        printf("\n## first calls: MPI_%s of 8 B on a new communicator (MPI_Comm_dup), p = %d\n\n"
+               "max over ranks (us); communicator 0 is the first of this size, then the median "
+               "of %d more\n\n| variant | 1st call, comm 0 | 2nd call, comm 0 | 1st call | "
+               "2nd call |\n|:---|---:|---:|---:|---:|\n",
+               COLL_ALLREDUCE == c->kind ? "Allreduce" : "Reduce", g_size, o->rounds);
+        for (int k = 0; k < 2; k++) {
+            printf("| %s | %.1f | %.2f | %.1f | %.2f |\n", vars[k]->name, 1e6 * first[k][0],
+                   1e6 * second[k][0], 1e6 * median(first[k] + 1, o->rounds),
+                   1e6 * median(second[k] + 1, o->rounds));
+        }
+        fflush(stdout);
+    }
+}
+
+/* --hit-cost: MPI_Allreduce in place of one double on MPI_COMM_SELF, where
+ * rabred's plan moves nothing: the call costs MPI's entry, rabred's look-up
+ * of the prepared call and its bookkeeping.  Against the component below
+ * on the same call; best of -r blocks of 10^5 calls, rank 0. */
+static void hit_cost(coll_t *c, const options_t *o)
+{
+    enum { CALLS = 100000 };
+    const variant_t *vars[2] = {&c->v[0], &c->v[1]};
+    double best[2] = {1e9, 1e9}, x = 1.0;
+    for (int r = 0; r < o->rounds; r++) {
+        for (int k = 0; k < 2; k++) {
+            select_variant(c, vars[k]);
+            MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF); /* prepare */
+            double t0 = MPI_Wtime();
+            for (int i = 0; i < CALLS; i++) {
+                MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
+            }
+            double t = (MPI_Wtime() - t0) / CALLS;
+            best[k] = t < best[k] ? t : best[k];
+        }
+    }
+    if (0 == g_rank) {
+        printf("\n## a prepared call's cost: MPI_Allreduce(MPI_IN_PLACE, 1 double) on "
+               "MPI_COMM_SELF, best of %d blocks of %d calls (rank 0)\n\n| %s | rabred:auto "
+               "| difference |\n|---:|---:|---:|\n| %.1f ns | %.1f ns | %.1f ns |\n",
+               o->rounds, CALLS, vars[0]->name, 1e9 * best[0], 1e9 * best[1],
+               1e9 * (best[1] - best[0]));
+        fflush(stdout);
+    }
+}
+
 static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf)
 {
     size_t sizes[MAX_SIZES];
@@ -1284,6 +1427,14 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
 
     load_rabred_variants(c, o);
     load_balanced_variant(c, o);
+    if (o->hit_cost && COLL_ALLREDUCE == c->kind) {
+        hit_cost(c, o);
+    }
+    if (o->first_call) {
+        first_calls(c, o, sbuf, rbuf);
+        free_variants(c);
+        return;
+    }
     load_tuned_variants(c, o);
     load_han_variant(c, o);
     if (0 == g_rank) {
@@ -1411,11 +1562,11 @@ int main(int argc, char **argv)
     static coll_t allreduce = { .kind = COLL_ALLREDUCE, .label = "allreduce",
                                 .rabred_cvar = "coll_rabred_allreduce_algorithm",
                                 .tuned_cvar = "coll_tuned_allreduce_algorithm",
-                                .handle = MPI_T_CVAR_HANDLE_NULL };
+                                .alg_cvar = { .index = -1, .handle = MPI_T_CVAR_HANDLE_NULL } };
     static coll_t reduce = { .kind = COLL_REDUCE, .label = "reduce",
                              .rabred_cvar = "coll_rabred_reduce_algorithm",
                              .tuned_cvar = "coll_tuned_reduce_algorithm",
-                             .handle = MPI_T_CVAR_HANDLE_NULL };
+                             .alg_cvar = { .index = -1, .handle = MPI_T_CVAR_HANDLE_NULL } };
     counters_open(&g_counters[COLL_ALLREDUCE], "allreduce");
     counters_open(&g_counters[COLL_REDUCE], "reduce");
     exchange_open(&g_exchange);
@@ -1429,14 +1580,14 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         if (g_counters[i].n > 0) {
             for (int j = 0; j < g_counters[i].n; j++) {
-                MPI_T_pvar_handle_free(g_counters[i].session, &g_counters[i].handle[j]);
+                rabred_mpit_pvar_close(&g_counters[i].pvar[j]);
             }
             MPI_T_pvar_session_free(&g_counters[i].session);
         }
     }
     if (g_exchange.found) {
-        MPI_T_pvar_handle_free(g_exchange.session, &g_exchange.seconds);
-        MPI_T_pvar_handle_free(g_exchange.session, &g_exchange.count);
+        rabred_mpit_pvar_close(&g_exchange.seconds);
+        rabred_mpit_pvar_close(&g_exchange.count);
         MPI_T_pvar_session_free(&g_exchange.session);
     }
     if (g_csv) {

@@ -71,8 +71,9 @@
 #include <unistd.h>
 
 #include "plan/rabred_plan.h"
-#include "select/rabred_rules.h"
+#include "select/rabred_rules_write.h"
 #include "algorithms/rabred_table.h"
+#include "rabred_mpit.h"
 
 #define PROG "rabred-tune"
 #define ELEM ((int64_t)sizeof(double))
@@ -82,6 +83,7 @@
 
 enum {
     MAX_ALGS = 32,     /* enum items per collective */
+    MAX_ITEMS = RABRED_TABLE_MAX + 2, /* items an algorithm enum can have: + auto, previous */
     NAME_LEN = 64,
     MAX_POINTS = 64,   /* measured sizes per collective: every power of two fits */
     MAX_REPEATS = 101,
@@ -116,7 +118,7 @@ typedef struct {
     int is_previous;
     int tuned_ok;            /* may appear in rules-tuned.txt */
     int has_pvar;
-    MPI_T_pvar_handle pvar;  /* calls served by this item */
+    rabred_mpit_pvar_t pvar; /* calls served by this item */
 } alg_t;
 
 /* One measurement of the segment-size search. */
@@ -140,7 +142,7 @@ typedef struct {
 typedef struct {
     rabred_coll_t coll;
     const char *mpi_name;
-    MPI_T_cvar_handle cvar;
+    rabred_mpit_cvar_t cvar;
     int orig_value;
     alg_t a[MAX_ALGS];
     int na, prev;             /* prev: index of "previous" */
@@ -158,7 +160,7 @@ static struct {
     MPI_Op op;
     MPI_T_pvar_session session;
     int have_seg_cvar;
-    MPI_T_cvar_handle seg_cvar;
+    rabred_mpit_cvar_t seg_cvar;
     int default_seg;          /* coll_rabred_segment_size at start */
     char coll_list[256];      /* the "coll" MCA selection, "" unknown */
     int prev_is_tuned;
@@ -453,26 +455,9 @@ static int parse_args(int argc, char **argv, options_t *o)
 
 /* ---- MPI_T: the algorithm enums, call counters, segment size ----------- */
 
-/* Index of a control variable, or -1 when this Open MPI has none by that
- * name (e.g. the component is not loaded). */
-static int cvar_index(const char *name)
+static void cvar_write(const rabred_mpit_cvar_t *cv, int value, const char *what)
 {
-    int idx;
-    return MPI_SUCCESS == MPI_T_cvar_get_index(name, &idx) ? idx : -1;
-}
-
-/* Datatype, enum and scope of control variable idx; 0 on success. */
-static int cvar_info(int idx, MPI_Datatype *dt, MPI_T_enum *et, int *scope)
-{
-    char name[NAME_LEN];
-    int len = NAME_LEN, dlen = 0, verb, bind;
-    return MPI_SUCCESS == MPI_T_cvar_get_info(idx, name, &len, &verb, dt, et, NULL, &dlen,
-                                              &bind, scope) ? 0 : -1;
-}
-
-static void cvar_write(MPI_T_cvar_handle h, int value, const char *what)
-{
-    int rc = MPI_T_cvar_write(h, &value);
+    int rc = rabred_mpit_cvar_write_int(cv, value);
     if (MPI_SUCCESS != rc) {
         die(EXIT_FAIL, "MPI_T_cvar_write(%s = %d) failed (error %d; is it registered "
             "MCA_BASE_VAR_FLAG_SETTABLE?)", what, value, rc);
@@ -483,20 +468,13 @@ static void cvar_write(MPI_T_cvar_handle h, int value, const char *what)
  * "previous" is coll/tuned.  Left empty when unreadable. */
 static void read_coll_list(void)
 {
-    int idx = cvar_index("coll"), count = 0, scope;
-    MPI_Datatype dt;
-    MPI_T_enum et;
-    MPI_T_cvar_handle h;
+    rabred_mpit_cvar_t cv;
     g.coll_list[0] = '\0';
-    if (idx < 0 || 0 != cvar_info(idx, &dt, &et, &scope) || MPI_CHAR != dt || MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &h, &count)) {
-        return;
+    if (MPI_SUCCESS == rabred_mpit_cvar_find("coll", &cv) && MPI_CHAR == cv.datatype &&
+        MPI_SUCCESS == rabred_mpit_cvar_open(&cv)) {
+        rabred_mpit_cvar_read_string(&cv, g.coll_list, sizeof(g.coll_list));
     }
-    char *buf = calloc((size_t)count + 1, 1);
-    if (NULL != buf && MPI_SUCCESS == MPI_T_cvar_read(h, buf)) {
-        snprintf(g.coll_list, sizeof(g.coll_list), "%s", buf);
-    }
-    free(buf);
-    MPI_T_cvar_handle_free(&h);
+    rabred_mpit_cvar_close(&cv);
 }
 
 /* coll/tuned's own algorithm ids for this collective, from its enum cvar:
@@ -506,23 +484,19 @@ static void read_coll_list(void)
  * loaded. */
 static int tuned_ids_known(rabred_coll_t coll, int *ids, int *nids)
 {
-    char name[NAME_LEN], ename[NAME_LEN];
-    int len = NAME_LEN, scope, nitems;
-    MPI_Datatype dt;
-    MPI_T_enum et;
+    char name[NAME_LEN];
+    rabred_mpit_cvar_t cv;
+    rabred_mpit_item_t items[MAX_ALGS];
+    int nitems;
     snprintf(name, sizeof(name), "coll_tuned_%s_algorithm", rabred_coll_name(coll));
-    int idx = cvar_index(name);
     *nids = 0;
-    if (idx < 0 || 0 != cvar_info(idx, &dt, &et, &scope) || MPI_T_ENUM_NULL == et) {
+    if (MPI_SUCCESS != rabred_mpit_cvar_find(name, &cv) || MPI_T_ENUM_NULL == cv.enumtype ||
+        MPI_SUCCESS != rabred_mpit_enum_items(cv.enumtype, items, MAX_ALGS, &nitems)) {
         return 0;
     }
-    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
-        return 0;
-    }
-    for (int i = 0; i < nitems && *nids < MAX_ALGS; i++) {
-        len = NAME_LEN;
-        if (MPI_SUCCESS == MPI_T_enum_get_item(et, i, &ids[*nids], ename, &len)) {
-            (*nids)++;
+    for (int i = 0; i < nitems && i < MAX_ALGS; i++) {
+        if (MPI_SUCCESS == items[i].rc) {
+            ids[(*nids)++] = items[i].value;
         }
     }
     return 1;
@@ -531,12 +505,9 @@ static int tuned_ids_known(rabred_coll_t coll, int *ids, int *nids)
 static void attach_pvar(coll_state_t *c, alg_t *a)
 {
     char name[2 * NAME_LEN];
-    int idx, count;
     snprintf(name, sizeof(name), "coll_rabred_%s_%s_calls", rabred_coll_name(c->coll), a->name);
-    a->has_pvar = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) &&
-                  MPI_SUCCESS == MPI_T_pvar_handle_alloc(g.session, idx, NULL, &a->pvar,
-                                                         &count) &&
-                  1 == count;
+    a->has_pvar = MPI_SUCCESS == rabred_mpit_pvar_find(name, MPI_T_PVAR_CLASS_COUNTER, &a->pvar) &&
+                  MPI_SUCCESS == rabred_mpit_pvar_open(g.session, &a->pvar) && 1 == a->pvar.count;
 }
 
 /* Which items may go into rules-tuned.txt: those whose tuned id (the one the
@@ -566,19 +537,20 @@ static void mark_tuned(coll_state_t *c)
 /* Reads the algorithm enum: every item but "auto", "previous" first. */
 static void load_algs(coll_state_t *c, MPI_T_enum et, const char *cvar)
 {
-    int nitems, len = NAME_LEN;
-    char ename[NAME_LEN];
-    if (MPI_SUCCESS != MPI_T_enum_get_info(et, &nitems, ename, &len)) {
+    rabred_mpit_item_t items[MAX_ITEMS];
+    int nitems;
+    if (MPI_SUCCESS != rabred_mpit_enum_items(et, items, MAX_ITEMS, &nitems)) {
         fail_all(EXIT_FAIL, "MPI_T_enum_get_info failed for %s", cvar);
     }
     c->na = 1;
     c->prev = -1;
-    for (int i = 0; i < nitems; i++) {
+    for (int i = 0; i < nitems && i < MAX_ITEMS; i++) {
         alg_t tmp = {0};
-        len = NAME_LEN;
-        if (MPI_SUCCESS != MPI_T_enum_get_item(et, i, &tmp.value, tmp.name, &len)) {
+        if (MPI_SUCCESS != items[i].rc) {
             fail_all(EXIT_FAIL, "MPI_T_enum_get_item failed for %s", cvar);
         }
+        tmp.value = items[i].value;
+        snprintf(tmp.name, sizeof(tmp.name), "%s", items[i].name);
         tmp.is_previous = 0 == strcmp(tmp.name, "previous");
         if (0 == strcmp(tmp.name, "auto") || (!tmp.is_previous && c->na >= MAX_ALGS)) {
             continue;
@@ -608,38 +580,36 @@ static void load_algs(coll_state_t *c, MPI_T_enum et, const char *cvar)
 static void open_coll(coll_state_t *c)
 {
     char cvar[NAME_LEN];
-    int scope, count;
-    MPI_Datatype dt;
-    MPI_T_enum et;
+    rabred_mpit_cvar_t *cv = &c->cvar;
     snprintf(cvar, sizeof(cvar), "coll_rabred_%s_algorithm", rabred_coll_name(c->coll));
-    int idx = cvar_index(cvar);
-    if (idx < 0) {
+    int rc = rabred_mpit_cvar_find(cvar, cv);
+    if (cv->index < 0) {
         fail_all(EXIT_FAIL, "control variable %s not found: rabred is not loaded (list "
                  "rabred in --mca coll, e.g. rabred,tuned,basic,libnbc, and put "
                  "mca_coll_rabred.so on mca_base_component_path; scripts/mpirun-rabred.sh "
                  "does both for a build tree)", cvar);
     }
-    if (0 != cvar_info(idx, &dt, &et, &scope) || MPI_T_ENUM_NULL == et || MPI_INT != dt) {
+    if (MPI_SUCCESS != rc || MPI_T_ENUM_NULL == cv->enumtype || MPI_INT != cv->datatype) {
         fail_all(EXIT_FAIL, "control variable %s is not an integer enum", cvar);
     }
-    if (MPI_T_SCOPE_CONSTANT == scope || MPI_T_SCOPE_READONLY == scope) {
+    if (rabred_mpit_cvar_read_only(cv)) {
         fail_all(EXIT_FAIL, "control variable %s is read-only", cvar);
     }
-    if (MPI_SUCCESS != MPI_T_cvar_handle_alloc(idx, NULL, &c->cvar, &count) || 1 != count ||
-        MPI_SUCCESS != MPI_T_cvar_read(c->cvar, &c->orig_value)) {
+    if (MPI_SUCCESS != rabred_mpit_cvar_open(cv) || 1 != cv->count ||
+        MPI_SUCCESS != rabred_mpit_cvar_read_int(cv, &c->orig_value)) {
         fail_all(EXIT_FAIL, "cannot open control variable %s", cvar);
     }
-    load_algs(c, et, cvar);
+    load_algs(c, cv->enumtype, cvar);
 }
 
 /* coll_rabred_segment_size: without it (an older rabred) the segmented
  * algorithms are measured at their default only. */
 static void open_segment_cvar(void)
 {
-    int idx = cvar_index("coll_rabred_segment_size"), count;
-    g.have_seg_cvar = idx >= 0 &&
-                      MPI_SUCCESS == MPI_T_cvar_handle_alloc(idx, NULL, &g.seg_cvar, &count) &&
-                      1 == count && MPI_SUCCESS == MPI_T_cvar_read(g.seg_cvar, &g.default_seg);
+    rabred_mpit_cvar_t *cv = &g.seg_cvar;
+    g.have_seg_cvar = MPI_SUCCESS == rabred_mpit_cvar_find("coll_rabred_segment_size", cv) &&
+                      MPI_SUCCESS == rabred_mpit_cvar_open(cv) && 1 == cv->count &&
+                      MPI_SUCCESS == rabred_mpit_cvar_read_int(cv, &g.default_seg);
     if (!g.have_seg_cvar) {
         g.default_seg = 0;
     }
@@ -695,7 +665,7 @@ static int all_true(int mine)
 static unsigned long long counter(const alg_t *a)
 {
     unsigned long long v = 0;
-    if (a->has_pvar && MPI_SUCCESS != MPI_T_pvar_read(g.session, a->pvar, &v)) {
+    if (a->has_pvar && MPI_SUCCESS != rabred_mpit_pvar_read_counter(&a->pvar, &v)) {
         die(EXIT_FAIL, "MPI_T_pvar_read of the %s call counter failed", a->name);
     }
     return v;
@@ -744,9 +714,9 @@ typedef struct {
  * under the previous setting. */
 static void select_variant(const coll_state_t *c, const variant_t *v)
 {
-    cvar_write(c->cvar, c->a[v->alg].value, c->a[v->alg].name);
+    cvar_write(&c->cvar, c->a[v->alg].value, c->a[v->alg].name);
     if (g.have_seg_cvar) {
-        cvar_write(g.seg_cvar, (int)v->seg, "coll_rabred_segment_size");
+        cvar_write(&g.seg_cvar, (int)v->seg, "coll_rabred_segment_size");
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
@@ -1604,12 +1574,12 @@ int main(int argc, char **argv)
 
     /* Leave rabred as it was found, for whatever runs next in this process. */
     for (int i = 0; i < rep.n; i++) {
-        cvar_write(rep.colls[i]->cvar, rep.colls[i]->orig_value, "the algorithm");
-        MPI_T_cvar_handle_free(&rep.colls[i]->cvar);
+        cvar_write(&rep.colls[i]->cvar, rep.colls[i]->orig_value, "the algorithm");
+        rabred_mpit_cvar_close(&rep.colls[i]->cvar);
     }
     if (g.have_seg_cvar) {
-        cvar_write(g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
-        MPI_T_cvar_handle_free(&g.seg_cvar);
+        cvar_write(&g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
+        rabred_mpit_cvar_close(&g.seg_cvar);
     }
     if (MPI_SUM != g.op) {
         MPI_Op_free(&g.op);

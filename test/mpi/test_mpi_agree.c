@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rabred_test_pvar.h"
+#include "rabred_mpit.h"
 
 static int rank, size, failures;
 
@@ -38,7 +38,7 @@ static void check(int ok, const char *what)
 
 #define MAX_COUNTERS 64
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[MAX_COUNTERS];
+static rabred_mpit_pvar_t counters[MAX_COUNTERS];
 static int is_previous[MAX_COUNTERS], ncounters;
 
 static int is_call_counter(const char *name)
@@ -56,10 +56,9 @@ static void open_counters(void)
     MPI_T_pvar_session_create(&session);
     for (int i = 0; i < num && ncounters < MAX_COUNTERS; i++) {
         char name[256];
-        int count;
-        pvar_name(i, name, sizeof(name));
+        rabred_mpit_pvar_describe(i, name, sizeof(name), &counters[ncounters]);
         if (is_call_counter(name) &&
-            MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[ncounters], &count)) {
+            MPI_SUCCESS == rabred_mpit_pvar_open(session, &counters[ncounters])) {
             is_previous[ncounters] = NULL != strstr(name, "_previous_calls");
             previous += is_previous[ncounters];
             ncounters++;
@@ -74,7 +73,7 @@ static void read_counters(unsigned long long *all, unsigned long long *handed_do
     *all = *handed_down = 0;
     for (int i = 0; i < ncounters; i++) {
         unsigned long long v = 0;
-        MPI_T_pvar_read(session, handles[i], &v);
+        rabred_mpit_pvar_read_counter(&counters[i], &v);
         *all += v;
         *handed_down += is_previous[i] ? v : 0;
     }
@@ -132,7 +131,11 @@ static int calls_on(MPI_Comm comm, const char *comm_name, double *in, double *ou
 
 int main(int argc, char **argv)
 {
-    init_mpi_and_mpi_t(&argc, &argv, &rank, &size);
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     int differ = argc > 1 && 0 == strcmp(argv[1], "differ");
     if (argc != 2 || (!differ && 0 != strcmp(argv[1], "agree"))) {
         if (0 == rank) {
@@ -174,7 +177,7 @@ int main(int argc, char **argv)
     free(in);
     free(out);
     for (int i = 0; i < ncounters; i++) {
-        MPI_T_pvar_handle_free(session, &handles[i]);
+        rabred_mpit_pvar_close(&counters[i]);
     }
     MPI_T_pvar_session_free(&session);
     int total = 0;

@@ -40,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rabred_mpit.h"
+
 /* ------------------------------------------------------------------------ */
 /* Global state, options and reporting                                       */
 /* ------------------------------------------------------------------------ */
@@ -937,11 +939,11 @@ typedef struct {
     char name[NAME_LEN];
     int value;                 /* enum value written to the cvar */
     bool has_pvar;             /* every item except auto */
-    MPI_T_pvar_handle pvar;
+    rabred_mpit_pvar_t pvar;
 } alg_item;
 
 typedef struct {
-    MPI_T_cvar_handle cvar;
+    rabred_mpit_cvar_t cvar;
     int nalgs, current, auto_idx, previous_idx;
     alg_item alg[MAX_ALGS];
 } coll_ctl;
@@ -970,16 +972,18 @@ static int find_item(const coll_ctl *ctl, const char *name)
 
 static bool read_enum_items(coll_ctl *ctl, MPI_T_enum et, const char *cvar)
 {
-    char ename[NAME_LEN];
-    int num, len = NAME_LEN;
-    if (MPI_T_enum_get_info(et, &num, ename, &len) != MPI_SUCCESS
+    rabred_mpit_item_t items[MAX_ALGS];
+    int num;
+    if (rabred_mpit_enum_items(et, items, MAX_ALGS, &num) != MPI_SUCCESS
         || num < 1 || num > MAX_ALGS)
         return not_loaded("enum of control variable", cvar, num);
     ctl->nalgs = num;
     for (int a = 0; a < num; a++) {
         alg_item *it = &ctl->alg[a];
-        len = NAME_LEN;
-        MPI_T_enum_get_item(et, a, &it->value, it->name, &len);
+        if (items[a].rc != MPI_SUCCESS)
+            continue;
+        it->value = items[a].value;
+        snprintf(it->name, sizeof it->name, "%s", items[a].name);
     }
     ctl->auto_idx = find_item(ctl, "auto");
     ctl->previous_idx = find_item(ctl, "previous");
@@ -989,24 +993,22 @@ static bool read_enum_items(coll_ctl *ctl, MPI_T_enum et, const char *cvar)
 
 static bool attach_cvar(coll_id c)
 {
-    char name[NAME_LEN], desc[512];
-    int idx, rc, nlen = NAME_LEN, dlen = sizeof desc, verb, bind, scope, cnt;
-    MPI_Datatype dt;
-    MPI_T_enum et;
+    char name[NAME_LEN];
+    rabred_mpit_cvar_t *cv = &g_ctl[c].cvar;
+    int rc;
     snprintf(name, sizeof name, "coll_rabred_%s_algorithm", COLL_NAMES[c]);
-    rc = MPI_T_cvar_get_index(name, &idx);
-    if (rc != MPI_SUCCESS)
+    rc = rabred_mpit_cvar_find(name, cv);
+    if (cv->index < 0)
         return not_loaded("control variable", name, rc);
-    rc = MPI_T_cvar_get_info(idx, name, &nlen, &verb, &dt, &et, desc, &dlen,
-                             &bind, &scope);
-    if (!expect(rc == MPI_SUCCESS && dt == MPI_INT && et != MPI_T_ENUM_NULL,
+    if (!expect(rc == MPI_SUCCESS && cv->datatype == MPI_INT
+                    && cv->enumtype != MPI_T_ENUM_NULL,
                 "cvar %s: get_info rc %d, must be an int enum", name, rc))
         return false;
-    if (!read_enum_items(&g_ctl[c], et, name))
+    if (!read_enum_items(&g_ctl[c], cv->enumtype, name))
         return false;
-    rc = MPI_T_cvar_handle_alloc(idx, NULL, &g_ctl[c].cvar, &cnt);
-    return expect(rc == MPI_SUCCESS && cnt == 1,
-                  "cvar %s: handle_alloc rc %d count %d", name, rc, cnt);
+    rc = rabred_mpit_cvar_open(cv);
+    return expect(rc == MPI_SUCCESS && cv->count == 1,
+                  "cvar %s: handle_alloc rc %d count %d", name, rc, cv->count);
 }
 
 static bool attach_pvars(coll_id c)
@@ -1015,20 +1017,20 @@ static bool attach_pvars(coll_id c)
     bool ok = true;
     for (int a = 0; a < ctl->nalgs; a++) {
         char name[2 * NAME_LEN];
-        int idx, cnt, rc;
+        rabred_mpit_pvar_t *pv = &ctl->alg[a].pvar;
+        int rc;
         if (a == ctl->auto_idx)
             continue;
         snprintf(name, sizeof name, "coll_rabred_%s_%s_calls", COLL_NAMES[c],
                  ctl->alg[a].name);
-        rc = MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx);
+        rc = rabred_mpit_pvar_find(name, MPI_T_PVAR_CLASS_COUNTER, pv);
         if (rc == MPI_SUCCESS)
-            rc = MPI_T_pvar_handle_alloc(g_session, idx, NULL,
-                                         &ctl->alg[a].pvar, &cnt);
+            rc = rabred_mpit_pvar_open(g_session, pv);
         if (rc != MPI_SUCCESS) {
             ok = not_loaded("performance variable", name, rc);
             continue;
         }
-        ctl->alg[a].has_pvar = expect(cnt == 1, "pvar %s count %d", name, cnt);
+        ctl->alg[a].has_pvar = expect(pv->count == 1, "pvar %s count %d", name, pv->count);
     }
     return ok;
 }
@@ -1077,9 +1079,9 @@ static void force_algorithm(coll_id c, int item)
     ctl->current = item;
     if (g.no_rabred)
         return;
-    rc = MPI_T_cvar_write(ctl->cvar, &value);
+    rc = rabred_mpit_cvar_write_int(&ctl->cvar, value);
     if (rc == MPI_SUCCESS)
-        rc = MPI_T_cvar_read(ctl->cvar, &readback);
+        rc = rabred_mpit_cvar_read_int(&ctl->cvar, &readback);
     expect(rc == MPI_SUCCESS && readback == value,
            "cannot force %s algorithm %s: cvar write/read rc %d, read %d",
            COLL_NAMES[c], ctl->alg[item].name, rc, readback);
@@ -1092,7 +1094,7 @@ static void snapshot_counters(coll_id c, unsigned long long *out)
     for (int a = 0; a < ctl->nalgs; a++) {
         out[a] = 0;
         if (ctl->alg[a].has_pvar
-            && MPI_T_pvar_read(g_session, ctl->alg[a].pvar, &out[a])
+            && rabred_mpit_pvar_read_counter(&ctl->alg[a].pvar, &out[a])
                    != MPI_SUCCESS)
             expect(false, "MPI_T_pvar_read of %s %s failed", COLL_NAMES[c],
                    ctl->alg[a].name);

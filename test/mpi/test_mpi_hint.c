@@ -41,7 +41,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "rabred_test_pvar.h"
+#include "rabred_mpit.h"
 
 #define COUNT (1 << 17) /* 1 MiB of doubles: above coll_rabred_arrival_min_bytes */
 #define CALLS 3
@@ -67,35 +67,28 @@ static const char *counter_names[] = {"coll_rabred_allreduce_prereduced_ring_cal
                                       "coll_rabred_allreduce_prereduced_scatter_calls"};
 #define NCOUNTERS (sizeof(counter_names) / sizeof(counter_names[0]))
 static MPI_T_pvar_session session;
-static MPI_T_pvar_handle handles[NCOUNTERS], exchange_handle, seconds_handle;
-static int nhandles, have_exchanges, have_seconds;
+static rabred_mpit_pvar_t call_pvars[NCOUNTERS], exchange_pvar, seconds_pvar;
+static int ncall_pvars, have_exchanges, have_seconds;
+
+/* Finds and opens one variable; 1 when it is open. */
+static int open_pvar(const char *name, int var_class, rabred_mpit_pvar_t *pv)
+{
+    return MPI_SUCCESS == rabred_mpit_pvar_find(name, var_class, pv) &&
+           MPI_SUCCESS == rabred_mpit_pvar_open(session, pv);
+}
 
 static void open_counters(void)
 {
-    int num = 0;
-    MPI_T_pvar_get_num(&num);
     MPI_T_pvar_session_create(&session);
-    for (int i = 0; i < num; i++) {
-        char name[256];
-        int count;
-        pvar_name(i, name, sizeof(name));
-        if (0 == strcmp(name, "coll_rabred_arrival_exchanges") &&
-            MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &exchange_handle, &count)) {
-            have_exchanges = 1;
-        }
-        if (0 == strcmp(name, "coll_rabred_arrival_exchange_seconds") &&
-            MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &seconds_handle, &count)) {
-            have_seconds = 1;
-        }
-        for (size_t k = 0; k < NCOUNTERS; k++) {
-            if (0 == strcmp(name, counter_names[k]) &&
-                MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, i, NULL, &handles[nhandles],
-                                                       &count)) {
-                nhandles++;
-            }
-        }
+    have_exchanges =
+        open_pvar("coll_rabred_arrival_exchanges", MPI_T_PVAR_CLASS_COUNTER, &exchange_pvar);
+    have_seconds = open_pvar("coll_rabred_arrival_exchange_seconds", MPI_T_PVAR_CLASS_TIMER,
+                             &seconds_pvar);
+    for (size_t k = 0; k < NCOUNTERS; k++) {
+        ncall_pvars +=
+            open_pvar(counter_names[k], MPI_T_PVAR_CLASS_COUNTER, &call_pvars[ncall_pvars]);
     }
-    check(NCOUNTERS == nhandles && have_exchanges && have_seconds,
+    check(NCOUNTERS == ncall_pvars && have_exchanges && have_seconds,
           "rabred's arrival-aware call and exchange counters and the exchange timer exist "
           "(is rabred loaded?)");
 }
@@ -105,7 +98,7 @@ static double exchange_seconds(void)
 {
     double v = 0;
     if (have_seconds) {
-        MPI_T_pvar_read(session, seconds_handle, &v);
+        rabred_mpit_pvar_read_timer(&seconds_pvar, &v);
     }
     return v;
 }
@@ -114,7 +107,7 @@ static unsigned long long exchanges(void)
 {
     unsigned long long v = 0;
     if (have_exchanges) {
-        MPI_T_pvar_read(session, exchange_handle, &v);
+        rabred_mpit_pvar_read_counter(&exchange_pvar, &v);
     }
     return v;
 }
@@ -122,9 +115,9 @@ static unsigned long long exchanges(void)
 static unsigned long long arrival_aware_calls(void)
 {
     unsigned long long total = 0;
-    for (int i = 0; i < nhandles; i++) {
+    for (int i = 0; i < ncall_pvars; i++) {
         unsigned long long v = 0;
-        MPI_T_pvar_read(session, handles[i], &v);
+        rabred_mpit_pvar_read_counter(&call_pvars[i], &v);
         total += v;
     }
     return total;
@@ -132,15 +125,11 @@ static unsigned long long arrival_aware_calls(void)
 
 static void close_counters(void)
 {
-    for (int i = 0; i < nhandles; i++) {
-        MPI_T_pvar_handle_free(session, &handles[i]);
+    for (int i = 0; i < ncall_pvars; i++) {
+        rabred_mpit_pvar_close(&call_pvars[i]);
     }
-    if (have_exchanges) {
-        MPI_T_pvar_handle_free(session, &exchange_handle);
-    }
-    if (have_seconds) {
-        MPI_T_pvar_handle_free(session, &seconds_handle);
-    }
+    rabred_mpit_pvar_close(&exchange_pvar);
+    rabred_mpit_pvar_close(&seconds_pvar);
     MPI_T_pvar_session_free(&session);
 }
 
@@ -256,31 +245,6 @@ static void pacing_phase(int forced)
     MPI_Comm_free(&comm);
 }
 
-/* The value of item `item` of the integer enum cvar whose index is `idx`;
- * -1 when there is no such item. */
-static int enum_value(int idx, const char *item)
-{
-    int verbosity, bind, scope, n = 0;
-    char name[256], desc[8];
-    int name_len = sizeof(name), desc_len = sizeof(desc);
-    MPI_Datatype dt;
-    MPI_T_enum et;
-    if (MPI_SUCCESS != MPI_T_cvar_get_info(idx, name, &name_len, &verbosity, &dt, &et, desc,
-                                           &desc_len, &bind, &scope) ||
-        MPI_T_ENUM_NULL == et || MPI_SUCCESS != MPI_T_enum_get_info(et, &n, name, &name_len)) {
-        return -1;
-    }
-    for (int i = 0; i < n; i++) {
-        int value;
-        name_len = sizeof(name);
-        if (MPI_SUCCESS == MPI_T_enum_get_item(et, i, &value, name, &name_len) &&
-            0 == strcmp(name, item)) {
-            return value;
-        }
-    }
-    return -1;
-}
-
 /* Phase 6: 20 on-time auto calls, each followed by one with prereduced_ring
  * forced through MPI_T.  The forced calls read the estimate, so each runs
  * an exchange (20), and they must not touch auto's pacing: auto still runs
@@ -291,12 +255,11 @@ static int enum_value(int idx, const char *item)
  * call. */
 static void interleaved_phase(void)
 {
-    MPI_T_cvar_handle h;
-    int idx = -1, count = 0;
-    MPI_T_cvar_get_index("coll_rabred_allreduce_algorithm", &idx);
-    int aware = idx < 0 ? -1 : enum_value(idx, "prereduced_ring");
-    int autov = idx < 0 ? -1 : enum_value(idx, "auto");
-    int ok = aware >= 0 && autov >= 0 && MPI_SUCCESS == MPI_T_cvar_handle_alloc(idx, NULL, &h, &count);
+    rabred_mpit_cvar_t h;
+    int found = MPI_SUCCESS == rabred_mpit_cvar_find("coll_rabred_allreduce_algorithm", &h);
+    int aware = found ? rabred_mpit_enum_value(h.enumtype, "prereduced_ring") : -1;
+    int autov = found ? rabred_mpit_enum_value(h.enumtype, "auto") : -1;
+    int ok = aware >= 0 && autov >= 0 && MPI_SUCCESS == rabred_mpit_cvar_open(&h);
     check(ok, "cvar coll_rabred_allreduce_algorithm, items auto and prereduced_ring");
     if (!ok) {
         return;
@@ -306,9 +269,9 @@ static void interleaved_phase(void)
     unsigned long long before = exchanges(), calls = arrival_aware_calls();
     for (int i = 0; i < 20; i++) {
         allreduce_calls(comm, "interleaved, auto", 1, 0);
-        MPI_T_cvar_write(h, &aware);
+        rabred_mpit_cvar_write_int(&h, aware);
         allreduce_calls(comm, "interleaved, forced prereduced_ring", 1, 0);
-        MPI_T_cvar_write(h, &autov);
+        rabred_mpit_cvar_write_int(&h, autov);
     }
     unsigned long long n = exchanges() - before;
     char what[160];
@@ -317,13 +280,17 @@ static void interleaved_phase(void)
     check(n >= 23 && n <= 26, what);
     check(arrival_aware_calls() - calls == 20, "interleaved: exactly the 20 forced calls ran "
                                                "an arrival-aware algorithm");
-    MPI_T_cvar_handle_free(&h);
+    rabred_mpit_cvar_close(&h);
     MPI_Comm_free(&comm);
 }
 
 int main(int argc, char **argv)
 {
-    init_mpi_and_mpi_t(&argc, &argv, &rank, &size);
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size < 3) {
         if (0 == rank) {
             fprintf(stderr, "test_mpi_hint: needs at least 3 ranks\n");

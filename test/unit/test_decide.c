@@ -11,17 +11,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "select/rabred_decide.h"
+#include "select/rabred_select.h"
+#include "rabred_test_select.h"
 #include "rabred_test.h"
 #include "plan/rabred_toolkit.h"
 
-static const rabred_decide_ctx_t no_model = {NULL, "none", NULL, 0};
+static const decide_ctx_t no_model = {NULL, "none", NULL, 0};
 
 static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
-                      const rabred_decide_ctx_t *ctx)
+                      const decide_ctx_t *ctx)
 {
     rabred_choice_t ch;
-    rabred_decide(coll, call, bytes, forced, ctx, &ch);
+    decide(coll, call, bytes, forced, ctx, &ch);
     const rabred_alg_t *want = rabred_table_by_id(coll, forced);
     if (NULL != ch.alg) {
         CHECK(NULL == rabred_alg_violation(ch.alg, call), "%s p=%d count=%lld comm=%d: %s chosen",
@@ -51,10 +52,10 @@ static void check_one(rabred_coll_t coll, const rabred_call_t *call, int64_t byt
  * may serve the call, else the reason names file:line and the call still
  * gets an allowed algorithm. */
 static void check_rule(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                       const rabred_alg_t *rule_alg, const rabred_decide_ctx_t *ctx)
+                       const rabred_alg_t *rule_alg, const decide_ctx_t *ctx)
 {
     rabred_choice_t ch;
-    rabred_decide(coll, call, bytes, RABRED_ALG_AUTO, ctx, &ch);
+    decide(coll, call, bytes, RABRED_ALG_AUTO, ctx, &ch);
     if (NULL == rabred_alg_violation(rule_alg, call)) {
         CHECK(ch.alg == rule_alg && RABRED_WHY_RULE == ch.why && 4096 == ch.seg_bytes,
               "rule for %s not followed (%s)", rule_alg->name, ch.reason);
@@ -96,7 +97,7 @@ static void test_grid_model_and_rules(void)
     for (int coll = 0; coll < RABRED_NCOLLS; coll++)
         for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++) {
             CHECK(RABRED_OK == rabred_pricebook_fill(&book, coll, ps[a], 65536, &model), "fill");
-            rabred_decide_ctx_t ctx = {NULL, "r.txt", &book, 0};
+            decide_ctx_t ctx = {NULL, "r.txt", &book, 0};
             for (size_t b = 0; b < sizeof(counts) / sizeof(counts[0]); b++)
                 for (int comm = 0; comm <= 1; comm++) {
                     rabred_call_t call = {ps[a], counts[b], comm};
@@ -107,7 +108,7 @@ static void test_grid_model_and_rules(void)
                         const rabred_alg_t *alg = rabred_table_at(coll, i);
                         rabred_rule_t rule = {coll, 1, INT_MAX, 0, INT64_MAX, -1, alg->id, 4096, 7};
                         rabred_rules_t rules = {&rule, 1};
-                        rabred_decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
+                        decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
                         check_rule(coll, &call, counts[b] * 8, alg, &with_rule);
                     }
                 }
@@ -118,25 +119,25 @@ static void test_thresholds(void)
 {
     rabred_call_t call = {8, 1024, 1};
     rabred_choice_t ch;
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2048, RABRED_ALG_AUTO, &no_model, &ch);
+    decide(RABRED_COLL_ALLREDUCE, &call, 2048, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "2048 B: %s", ch.alg->name);
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 2049, RABRED_ALG_AUTO, &no_model, &ch);
+    decide(RABRED_COLL_ALLREDUCE, &call, 2049, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "rabenseifner"), "2049 B: %s", ch.alg->name);
-    rabred_decide(RABRED_COLL_REDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &no_model, &ch);
+    decide(RABRED_COLL_REDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "rabenseifner"), "1 MiB reduce: %s", ch.alg->name);
     call.count = 7; /* < p': rabenseifner refused even for a long type */
-    rabred_decide(RABRED_COLL_REDUCE, &call, 7 << 20, RABRED_ALG_AUTO, &no_model, &ch);
+    decide(RABRED_COLL_REDUCE, &call, 7 << 20, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "binomial"), "count < p': %s", ch.alg->name);
 
     /* an admin's short_bytes wins over the model below it, not above */
     static rabred_pricebook_t book;
     rabred_model_t model = {60e-6, 160e-9, 0.5e-9, 1.0, 0.5};
     rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 8, 65536, &model);
-    rabred_decide_ctx_t admin = {NULL, "none", &book, 1 << 20};
+    decide_ctx_t admin = {NULL, "none", &book, 1 << 20};
     call.count = 1 << 17;
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &admin, &ch);
+    decide(RABRED_COLL_ALLREDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &admin, &ch);
     CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "admin 1 MiB: %s", ch.alg->name);
-    rabred_decide(RABRED_COLL_ALLREDUCE, &call, (1 << 20) + 8, RABRED_ALG_AUTO, &admin, &ch);
+    decide(RABRED_COLL_ALLREDUCE, &call, (1 << 20) + 8, RABRED_ALG_AUTO, &admin, &ch);
     CHECK(0 != strcmp(ch.alg->name, "recursive_doubling") && NULL != strstr(ch.reason, "model"),
           "admin above 1 MiB: %s (%s)", ch.alg->name, ch.reason);
 }
@@ -149,11 +150,11 @@ static void test_measured_p2(void)
     static rabred_pricebook_t book;
     rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
     rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 2, 0, &model);
-    rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+    decide_ctx_t ctx = {NULL, "none", &book, 0};
     for (int64_t bytes = 256 << 10; bytes <= 16 << 20; bytes *= 2) {
         rabred_call_t call = {2, bytes / 8, 1};
         rabred_choice_t ch;
-        rabred_decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+        decide(RABRED_COLL_ALLREDUCE, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
         CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "p=2, %lld B: %s (%s)",
               (long long)bytes, ch.alg->name, ch.reason);
     }
@@ -170,10 +171,10 @@ static const char *auto_pick(rabred_coll_t coll, int p, int64_t bytes, char *rea
     static rabred_pricebook_t book;
     rabred_model_t model = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5}; /* the component's default */
     CHECK(RABRED_OK == rabred_pricebook_ensure(&book, coll, p, 0, &model, NULL), "price p=%d", p);
-    rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+    decide_ctx_t ctx = {NULL, "none", &book, 0};
     rabred_call_t call = {p, bytes / 8, 1};
     rabred_choice_t ch;
-    rabred_decide(coll, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
+    decide(coll, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
     snprintf(reason, len, "%s", ch.reason);
     return NULL != ch.alg ? ch.alg->name : "previous";
 }
@@ -286,15 +287,15 @@ static void test_forced_fallback(void)
     rabred_call_t noncommutative = {4, 1 << 17, 0};
     rabred_choice_t ch;
 
-    rabred_decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
-    rabred_decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &with_rule, &ch);
+    decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};
+    decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &with_rule, &ch);
     CHECK(blocks == ch.alg && RABRED_WHY_FALLBACK == ch.why && NULL != strstr(ch.reason, "ring") &&
               NULL != strstr(ch.reason, "r.txt:3"),
           "forced ring, non-commutative, rule binary_blocks: %s why=%s (%s)",
           ch.alg ? ch.alg->name : "previous", rabred_why_name(ch.why), ch.reason);
 
-    rabred_decide_ctx_t model_only = {NULL, "none", &book, 0};
-    rabred_decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &model_only, &ch);
+    decide_ctx_t model_only = {NULL, "none", &book, 0};
+    decide(RABRED_COLL_ALLREDUCE, &noncommutative, 1 << 20, ring->id, &model_only, &ch);
     CHECK(NULL != ch.alg && NULL == rabred_alg_violation(ch.alg, &noncommutative) &&
               RABRED_WHY_FALLBACK == ch.why && NULL != strstr(ch.reason, "model:"),
           "forced ring, non-commutative, no rules: %s why=%s (%s)",

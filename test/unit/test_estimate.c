@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/rabred_decide.h"
+#include "select/rabred_select.h"
 #include "select/rabred_estimate.h"
 #include "rabred_test.h"
 #include "rabred_test_nomem.h"
@@ -200,13 +200,13 @@ static void test_measured_scatter(void)
                   scatter == pick.alg,
               "p=%d, 1 MiB, rank 0 50 ms late: %s (%g s against %g s)", p,
               pick.alg ? pick.alg->name : "the ring", pick.best_s, pick.balanced_s);
-        CHECK(0.87 == rabred_decide_arrival_factor(scatter, p, 1 << 20) &&
-                  1.0 == rabred_decide_measured_factor(RABRED_COLL_ALLREDUCE, scatter, p, 1 << 20),
+        CHECK(0.87 == rabred_select_arrival_factor(scatter, p, 1 << 20) &&
+                  1.0 == rabred_select_measured_factor(scatter, p, 1 << 20),
               "p=%d: the scatter's factor applies under offsets only", p);
         rabred_estimate_fini(&e);
     }
-    CHECK(1.0 == rabred_decide_arrival_factor(scatter, 12, 1 << 20) &&
-              1.0 == rabred_decide_arrival_factor(alg("prereduced_ring"), 6, 1 << 20),
+    CHECK(1.0 == rabred_select_arrival_factor(scatter, 12, 1 << 20) &&
+              1.0 == rabred_select_arrival_factor(alg("prereduced_ring"), 6, 1 << 20),
           "no factor outside the measured cell or for other algorithms");
 }
 
@@ -238,7 +238,7 @@ static void test_measured_kept_out(void)
                   "p=%d, %lld B, rank 1 5 ms late: %s considered, %s picked", p,
                   (long long)sizes[j], pick.best ? pick.best->name : "none",
                   pick.alg ? pick.alg->name : "none");
-            CHECK(out == !rabred_decide_arrival_possible(p, sizes[j]),
+            CHECK(out == !rabred_select_arrival_possible(p, sizes[j]),
                   "p=%d, %lld B: estimated %s", p, (long long)sizes[j], out ? "not" : "yes");
             rabred_estimate_fini(&e);
         }

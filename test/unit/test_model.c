@@ -16,7 +16,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "select/rabred_decide.h"
+#include "select/rabred_select.h"
+#include "rabred_test_select.h"
 #include "select/rabred_model.h"
 #include "sim/rabred_sim.h"
 #include "rabred_test.h"
@@ -127,13 +128,13 @@ static void test_decision_is_oracle(void)
             for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
                 int p = ps[j];
                 rabred_pricebook_fill(&book, coll, p, SEG, &models[k]);
-                rabred_decide_ctx_t ctx = {NULL, "none", &book, 0};
+                decide_ctx_t ctx = {NULL, "none", &book, 0};
                 for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
                     for (int commutative = 0; commutative <= 1; commutative++) {
                         int64_t n = round_size(sizes[s], p);
                         rabred_call_t call = {p, n, commutative};
                         rabred_choice_t ch;
-                        rabred_decide(coll, &call, n, RABRED_ALG_AUTO, &ctx, &ch);
+                        decide(coll, &call, n, RABRED_ALG_AUTO, &ctx, &ch);
                         CHECK(NULL != ch.alg && RABRED_WHY_DECISION == ch.why, "no choice");
                         if (NULL == ch.alg) {
                             continue;
@@ -142,13 +143,13 @@ static void test_decision_is_oracle(void)
                               ch.alg->name);
                         /* the oracle sees what the decision sees: the
                          * simulator's price corrected by the measured table */
-                        double chosen = rabred_decide_measured_factor(coll, ch.alg, p, n) *
+                        double chosen = rabred_select_measured_factor(ch.alg, p, n) *
                                         simulated(ch.alg, p, commutative, n, &models[k]);
                         double best = -1;
                         const char *best_name = "?";
                         for (int i = 0; i < rabred_table_size(coll); i++) {
                             const rabred_alg_t *alg = rabred_table_at(coll, i);
-                            double factor = rabred_decide_measured_factor(coll, alg, p, n);
+                            double factor = rabred_select_measured_factor(alg, p, n);
                             if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware ||
                                 factor <= 0) {
                                 continue;
@@ -192,41 +193,54 @@ static void test_pricebook_ensure(void)
     CHECK(0 == filled, "a current book priced again");
 }
 
-/* Out of memory anywhere in pricing is an error (RABRED_ERR_NOMEM), never
- * a book priced in part: a rank that went on with fewer prices than the
- * others would choose another algorithm, and the call would hang.  Every
- * allocation pricing makes fails once; afterwards the book prices in full,
- * with the same prices as a book that never failed. */
-static void test_pricebook_nomem(void)
+/* The component's registry of books: communicators of one size, segment
+ * size and model share one book, filled once; any of the three differing
+ * gives another.  Out of memory while finding or filling a book is an
+ * error (RABRED_ERR_NOMEM, no book), never a book priced in part: a rank
+ * that went on with fewer prices than the others would choose another
+ * algorithm, and the call would hang.  Every allocation fails once;
+ * afterwards the registry gives a book with the same prices as one that
+ * never failed. */
+static void test_pricebooks(void)
 {
-    static rabred_pricebook_t book, clean;
-    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
-        long n = 0;
-        memset(&clean, 0, sizeof(clean));
-        CHECK(RABRED_OK == rabred_pricebook_ensure(&clean, coll, 6, SEG, &models[0], NULL),
-              "clean book");
-        for (;; n++) {
-            memset(&book, 0, sizeof(book));
-            rabred_nomem_arm(n);
-            int rc = rabred_pricebook_ensure(&book, coll, 6, SEG, &models[0], NULL);
-            int fired = rabred_nomem_fired;
-            rabred_nomem_disarm();
-            if (!fired) {
-                CHECK(RABRED_OK == rc, "%s: no failure, rc %d", rabred_coll_name(coll), rc);
-                break;
-            }
-            CHECK(RABRED_ERR_NOMEM == rc && !book.priced[coll],
-                  "%s: allocation %ld failed; ensure gave %d, priced %d", rabred_coll_name(coll),
-                  n, rc, book.priced[coll]);
-            CHECK(RABRED_OK == rabred_pricebook_ensure(&book, coll, 6, SEG, &models[0], NULL) &&
-                      0 == memcmp(book.price[coll], clean.price[coll], sizeof(clean.price[coll])),
-                  "%s: after failing allocation %ld the book does not price as a clean one",
-                  rabred_coll_name(coll), n);
+    rabred_pricebooks_t books = {0}, clean = {0};
+    const rabred_pricebook_t *a = NULL, *b = NULL, *c = NULL, *d = NULL, *ref = NULL;
+    CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 6, SEG, &models[0], &a) &&
+              RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_REDUCE, 6, SEG, &models[0], &b) &&
+              RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 7, SEG, &models[0], &c) &&
+              RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 6, SEG, &models[1], &d),
+          "registry");
+    CHECK(a == b && a != c && a != d && c != d && 3 == books.n,
+          "books not shared by size and model: %d books", books.n);
+    rabred_pricebooks_free(&books);
+    CHECK(RABRED_OK == rabred_pricebooks_get(&clean, RABRED_COLL_REDUCE, 6, SEG, &models[0], &ref),
+          "clean registry");
+    long n = 0;
+    for (;; n++) {
+        rabred_pricebooks_t trial = {0};
+        const rabred_pricebook_t *got = NULL;
+        rabred_nomem_arm(n);
+        int rc = rabred_pricebooks_get(&trial, RABRED_COLL_REDUCE, 6, SEG, &models[0], &got);
+        int fired = rabred_nomem_fired;
+        rabred_nomem_disarm();
+        if (!fired) {
+            CHECK(RABRED_OK == rc && NULL != got &&
+                      0 == memcmp(got->price, ref->price, sizeof(ref->price)),
+                  "no failure: rc %d, or prices differ from a clean book", rc);
+            rabred_pricebooks_free(&trial);
+            break;
         }
-        CHECK(n > 10, "%s: pricing made only %ld allocations", rabred_coll_name(coll), n);
-        printf("pricing %s at p = 6: each of its %ld allocations failed once\n",
-               rabred_coll_name(coll), n);
+        CHECK(RABRED_ERR_NOMEM == rc && NULL == got, "allocation %ld failed: rc %d, book %p", n,
+              rc, (const void *)got);
+        CHECK(RABRED_OK == rabred_pricebooks_get(&trial, RABRED_COLL_REDUCE, 6, SEG, &models[0],
+                                                 &got) &&
+                  0 == memcmp(got->price, ref->price, sizeof(ref->price)),
+              "after failing allocation %ld the registry does not price as a clean one", n);
+        rabred_pricebooks_free(&trial);
     }
+    CHECK(n >= 2, "the registry made only %ld allocations", n);
+    printf("a new book at p = 6: each of its %ld allocations failed once\n", n);
+    rabred_pricebooks_free(&clean);
 }
 
 int main(void)
@@ -235,6 +249,6 @@ int main(void)
     test_prices();
     test_decision_is_oracle();
     test_pricebook_ensure();
-    test_pricebook_nomem();
+    test_pricebooks();
     return rabred_test_summary("test_model");
 }

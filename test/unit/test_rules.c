@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "select/rabred_rules.h"
+#include "select/rabred_rules_write.h"
 #include "rabred_test.h"
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "algorithms/rabred_table.h"
 #include "rabred_test.h"
 #include "plan/rabred_toolkit.h"
 
@@ -150,8 +153,39 @@ static void test_arrival_order(void)
     CHECK(0 == order[0] && 2 == order[1] && 3 == order[2] && 1 == order[3], "bad values as 0");
 }
 
+/* The table lists each collective's algorithms in id order from 1, so an
+ * id is an index (rabred_table_by_id, counter slots, price books); names
+ * and aliases are unique within a collective, and lookups by name or
+ * alias find the descriptor itself. */
+static void test_table(void)
+{
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        int n = rabred_table_size(coll);
+        CHECK(n >= 1 && n <= RABRED_TABLE_MAX, "%s: %d algorithms", rabred_coll_name(coll), n);
+        for (int i = 0; i < n; i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            CHECK(alg->id == i + 1 && (int)alg->coll == coll && rabred_table_by_id(coll, i + 1) == alg,
+                  "%s entry %d: id %d", rabred_coll_name(coll), i, alg->id);
+            CHECK(rabred_table_by_name(coll, alg->name) == alg, "%s by name", alg->name);
+            CHECK(NULL == alg->alias || rabred_table_by_name(coll, alg->alias) == alg,
+                  "%s by alias %s", alg->name, alg->alias);
+            for (int j = 0; j < i; j++) {
+                const rabred_alg_t *other = rabred_table_at(coll, j);
+                CHECK(0 != strcmp(other->name, alg->name) &&
+                          (NULL == alg->alias || 0 != strcmp(other->name, alg->alias)) &&
+                          (NULL == other->alias || 0 != strcmp(other->alias, alg->name)),
+                      "%s and %s share a name", other->name, alg->name);
+            }
+            CHECK(alg->arrival_aware || NULL != alg->price,
+                  "%s %s: a balanced algorithm without a closed-form price",
+                  rabred_coll_name(coll), alg->name);
+        }
+    }
+}
+
 int main(void)
 {
+    test_table();
     test_pof2();
     test_arrival_order();
     test_fold();

@@ -5,7 +5,7 @@
  * The component owns the MCA parameters and the call counters; the module
  * (one per communicator) keeps the previous component's allreduce/reduce as
  * the fallback and runs plans with the executor.  All algorithm knowledge
- * lives in the pure files (rabred_table.h, rabred_decide.h, the builders).
+ * lives in the pure files (algorithms/, plan/, select/).
  */
 #ifndef MCA_COLL_RABRED_EXPORT_H
 #define MCA_COLL_RABRED_EXPORT_H
@@ -17,33 +17,15 @@
 
 #include "coll_rabred_ompi.h"
 
-#include "select/rabred_decide.h"
+#include "algorithms/rabred_table.h"
+#include "plan/rabred_plan.h"
 #include "select/rabred_estimate.h"
 #include "select/rabred_model.h"
+#include "select/rabred_prepared.h"
 #include "select/rabred_rules.h"
-#include "plan/rabred_plan.h"
-#include "algorithms/rabred_table.h"
+#include "select/rabred_select.h"
 
 BEGIN_C_DECLS
-
-/* Cost-model defaults, measured with bench/rabred_netmodel on rabred's
- * emulated cluster (2 hosts, 100 Mbit/s tbf links, TCP BTL; numbers and
- * commands in bench/cluster/README.md):
- *  - alpha: an 8 B exchange with one peer, 10.7 us; f_alpha = one-way
- *    latency / exchange latency = 7.35 / 10.7 = 0.69;
- *  - beta: a same-peer exchange above the TCP BTL's 64 KiB eager limit is
- *    bimodal, either as fast as one way or exactly twice as slow (the
- *    rendezvous handshake waits behind the other direction's data on the
- *    one connection per peer).  We take the slow mode, 2 x the one-way
- *    8.36e-8 s/B: a decision that relies on the lucky mode loses 2x when it
- *    does not come; f_beta = 0.5 is then the one-way cost exactly;
- *  - gamma: MPI_Reduce_local of doubles, 2.1e-11 s/B at 1 MiB up to
- *    5.7e-11 at 64 MiB; 3.5e-11 (16 MiB) in between. */
-#define RABRED_DEFAULT_ALPHA 1.07e-5
-#define RABRED_DEFAULT_BETA 1.67e-7
-#define RABRED_DEFAULT_GAMMA 3.5e-11
-#define RABRED_DEFAULT_F_ALPHA 0.69
-#define RABRED_DEFAULT_F_BETA 0.5
 
 /* Arrival estimation defaults (rabred_estimate.h).  From 64 KiB a call
  * takes milliseconds on a cluster, so the lg p messages of the gap exchange
@@ -79,6 +61,16 @@ typedef struct {
     unsigned long long calls[RABRED_NCOLLS][RABRED_TABLE_MAX + 1];
     unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
+    int prepared_calls;         /* prepared calls kept per communicator */
+    /* Settings a call's choice reads that MPI_T may change at run time, as
+     * the last call saw them, and the generation that counts changes
+     * (mca_coll_rabred_generation). */
+    int seen_settings[RABRED_NCOLLS + 3];
+    uint32_t generation;
+    /* The price books of every communicator size, shared (rabred_model.h);
+     * the lock serialises filling them under MPI_THREAD_MULTIPLE. */
+    rabred_pricebooks_t books;
+    opal_mutex_t books_lock;
 } mca_coll_rabred_component_t;
 
 RABRED_COMPONENT_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
@@ -104,17 +96,13 @@ typedef struct {
     mca_coll_base_module_t *previous_allreduce_module;
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
-    rabred_plan_t plan; /* reused by every call on this communicator */
     rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
-    rabred_pricebook_t book;             /* the cost model for this p, priced lazily */
+    rabred_prepared_cache_t prepared;    /* this communicator's prepared calls */
+    uint32_t generation;      /* bumped when the arrival hint changes (rabred_call_key_t) */
     mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
+    rabred_ready_plan_t internal; /* rabred's own small exchanges (mca_coll_rabred_allreduce_max) */
+    int internal_count;       /* ... prepared for this many elements */
     rabred_estimate_t est;    /* arrival offsets learned on this communicator */
-    struct {                  /* the last arrival-aware choice (coll_rabred_arrival.c) */
-        rabred_arrival_pick_t pick;
-        rabred_call_t call;
-        const rabred_alg_t *balanced;
-        int at_calls;         /* est.calls when it was simulated; 0: none */
-    } pick_cache;
     double last_exit;         /* MPI_Wtime when the last estimated call ended */
     double est_price;         /* that call's balanced price (s; 0: unknown), for pacing */
     double exchange_cost;     /* this rank's last gap exchange / its call (s/s), sent next */
@@ -138,25 +126,26 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module);
 
-/* The cost model of the component's parameters (coll_rabred_component.c). */
+/* The cost model of the component's parameters, the generation of the
+ * settings a choice reads (bumped when an MPI_T write changed one), and
+ * the shared price book for p ranks (coll_rabred_component.c; the book is
+ * NULL when pricing ran out of memory: OMPI_ERR_OUT_OF_RESOURCE). */
 rabred_model_t mca_coll_rabred_model(void);
+uint32_t mca_coll_rabred_generation(void);
+int mca_coll_rabred_price_book(rabred_coll_t coll, int p, const rabred_pricebook_t **book);
 
-/* Online arrival estimation (coll_rabred_arrival.c): is this MPI_Allreduce
- * estimated (1), not (0), or out of memory (-1)?  Then the offsets as plans
- * take them, the arrival-aware override of a decision (OMPI_SUCCESS, or out
- * of memory), and the gap exchange after the call. */
-int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
-                                   int64_t bytes);
-/* Subscribe to the communicator's "rabred_arrival" info key (module
- * enable), so MPI_Comm_set_info and MPI_Comm_dup_with_info keep it and bad
- * values are refused with a warning. */
+/* Online arrival estimation (coll_rabred_arrival.c).  Subscribe to the
+ * communicator's "rabred_arrival" info key (module enable), so
+ * MPI_Comm_set_info and MPI_Comm_dup_with_info keep it and bad values are
+ * refused with a warning.  Per estimated MPI_Allreduce: may this call be
+ * estimated under the communicator's hint (1, 0; -1 out of memory; a
+ * changed hint bumps m->generation), the offsets as plans take them, and
+ * the gap exchange after the call. */
 int mca_coll_rabred_arrival_subscribe(struct ompi_communicator_t *comm);
+int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *m,
                                                       struct ompi_datatype_t *dtype,
                                                       rabred_arrival_t *storage);
-int mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
-                                    struct ompi_datatype_t *dtype, double balanced_price,
-                                    int64_t seg_count, rabred_choice_t *choice);
 int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                 double t_in);
 
@@ -166,16 +155,17 @@ int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communi
 int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 
 /* rabred's own small exchanges (the arrival estimate's gaps, the settings
- * check's digests; coll_rabred_module.c): an allreduce with MAX of `count`
- * elements of dtype, in place in `vec` (`tmp`: scratch of as many), by
- * recursive doubling through the executor, into the module's plan. */
+ * check's digests; coll_rabred_exec.c, below both): an allreduce with MAX
+ * of `count` elements of dtype, in place in `vec` (`tmp`: scratch of as
+ * many), by recursive doubling through the executor, with the module's
+ * internal plan. */
 int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm);
 
-/* The executor (coll_rabred_exec.c): runs one rank's plan.  bufs[] holds the
- * INPUT, ACC, TMP and TMP2 base addresses (element 0 of each, lower bound
- * included); `tag` is the collective's coll tag. */
-int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
+/* The executor (coll_rabred_exec.c): runs one rank's ready plan.  bufs[]
+ * holds the INPUT, ACC, TMP and TMP2 base addresses (element 0 of each,
+ * lower bound included); `tag` is the collective's coll tag. */
+int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm);
 

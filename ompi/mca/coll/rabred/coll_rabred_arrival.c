@@ -19,8 +19,8 @@
  * through the same executor) after the call, in which a rank also waits
  * for the last one to leave the call; nothing below
  * coll_rabred_arrival_min_bytes, nor where the model prices that exchange
- * above 1% of the call (rabred_estimate_pays, asked in the module's
- * choose()).  What the exchanges really cost is measured (MPI_T
+ * above 1% of the call (rabred_estimate_pays, asked by the selection
+ * unit, select/rabred_select.c, which also makes the arrival-aware choice).  What the exchanges really cost is measured (MPI_T
  * coll_rabred_arrival_exchange_seconds) and paces them further apart when
  * it is more than the model thought (rabred_estimate_longest_period).
  * bench/results/ has the measured overhead.
@@ -99,7 +99,7 @@ static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     rabred_estimate_reset(&m->est);
     m->last_exit = 0;
     m->exchange_cost = 0;
-    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
+    m->generation++; /* prepared calls re-choose, and forget their arrival picks */
     if (RABRED_HINT_LATE == kind) {
         rabred_estimate_assume(&m->est, m->est.tmp);
     }
@@ -112,17 +112,12 @@ static void hint_refresh(mca_coll_rabred_module_t *m, struct ompi_communicator_t
                                                      : "learned online");
 }
 
-int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
-                                   int64_t bytes)
+int mca_coll_rabred_arrival_wanted(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
 {
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    int p = ompi_comm_size(comm);
-    if (!c->arrival_aware || p < 2 || p > RABRED_ESTIMATE_MAX_P || bytes < c->arrival_min_bytes) {
-        return 0;
-    }
     /* Out of memory here is an error of the call, not "do not estimate":
      * the other ranks would estimate and wait for our gap. */
-    if (NULL == m->est.offset && RABRED_OK != rabred_estimate_init(&m->est, p)) {
+    if (NULL == m->est.offset &&
+        RABRED_OK != rabred_estimate_init(&m->est, ompi_comm_size(comm))) {
         return -1;
     }
     hint_refresh(m, comm);
@@ -142,64 +137,6 @@ const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *
     rabred_model_t model = mca_coll_rabred_model();
     *storage = rabred_estimate_arrival(&m->est, &model, ts);
     return storage;
-}
-
-/* Simulating the arrival-aware algorithms costs O(p^2) messages, so a pick
- * is reused for this many estimated calls of the same shape; the smoothed
- * estimate moves slowly, and every rank counts calls alike, so all reuse
- * (or redo) it together. */
-#define PICK_REUSE_CALLS 8
-
-static int pick_is_fresh(const mca_coll_rabred_module_t *m, const rabred_call_t *call,
-                         const rabred_alg_t *balanced)
-{
-    return m->pick_cache.at_calls > 0 && m->est.calls - m->pick_cache.at_calls < PICK_REUSE_CALLS &&
-           m->pick_cache.balanced == balanced && m->pick_cache.call.p == call->p &&
-           m->pick_cache.call.count == call->count &&
-           m->pick_cache.call.commutative == call->commutative;
-}
-
-/* Replace a balanced decision by an arrival-aware algorithm when the model
- * says it pays (rabred_estimate_choose), and say so in the reason.  A
- * simulation that fails alike on every rank keeps the balanced choice; out
- * of memory, this rank's alone, is the call's error (the others might
- * switch). */
-int mca_coll_rabred_arrival_choose(mca_coll_rabred_module_t *m, const rabred_call_t *call,
-                                    struct ompi_datatype_t *dtype, double balanced_price,
-                                    int64_t seg_count, rabred_choice_t *choice)
-{
-    rabred_arrival_pick_t *pick = &m->pick_cache.pick;
-    if (!rabred_estimate_may_gain(&m->est, balanced_price,
-                                  mca_coll_rabred_component.arrival_min_gain)) {
-        return OMPI_SUCCESS; /* nothing can gain enough now, whatever an earlier pick said */
-    }
-    if (!pick_is_fresh(m, call, choice->alg)) {
-        rabred_model_t model = mca_coll_rabred_model();
-        size_t ts = 0;
-        ompi_datatype_type_size(dtype, &ts);
-        int rc = rabred_estimate_choose(&m->est, call, ts, &model, choice->alg, balanced_price,
-                                        seg_count, mca_coll_rabred_component.arrival_min_gain,
-                                        pick);
-        if (RABRED_ERR_NOMEM == rc) {
-            m->pick_cache.at_calls = 0; /* nothing cached */
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        if (RABRED_OK != rc) {
-            pick->alg = NULL;
-        }
-        m->pick_cache.call = *call;
-        m->pick_cache.balanced = choice->alg;
-        m->pick_cache.at_calls = m->est.calls;
-    }
-    if (NULL == pick->alg) {
-        return OMPI_SUCCESS;
-    }
-    snprintf(choice->reason, sizeof(choice->reason),
-             "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
-             rabred_estimate_spread(&m->est) * 1e6, pick->alg->name, pick->best_s * 1e6,
-             choice->alg->name, pick->balanced_s * 1e6);
-    choice->alg = pick->alg;
-    return OMPI_SUCCESS;
 }
 
 /* After an estimated call: every rank contributes its gap (time from its

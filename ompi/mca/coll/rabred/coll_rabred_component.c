@@ -42,6 +42,10 @@ static int rabred_close(void);
  * transfer time, while a communicator holds at most 192 MiB (three
  * temporaries: ACC, TMP, TMP2). */
 #define RABRED_DEFAULT_CACHE_BYTES (64 << 20)
+/* 32: more shapes than a solver (a few dot products and norms) or a
+ * training step (its gradient buckets) uses, at a few hundred bytes each
+ * plus the plans (O(lg p) rounds for most, O(p) for the rings). */
+#define RABRED_DEFAULT_PREPARED_CALLS 32
 
 mca_coll_rabred_component_t mca_coll_rabred_component = {
     .super = {
@@ -254,6 +258,33 @@ rabred_model_t mca_coll_rabred_model(void)
     return model;
 }
 
+/* The settable parameters a choice reads (MPI_T may write them between
+ * any two calls; the verbosity decides whether a reason is kept), compared
+ * with what the last call saw: a few integer compares per call, and every
+ * prepared call of every communicator is stale once one changed. */
+uint32_t mca_coll_rabred_generation(void)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    int now[RABRED_NCOLLS + 3] = {c->algorithm[RABRED_COLL_ALLREDUCE],
+                                  c->algorithm[RABRED_COLL_REDUCE], c->segment_size,
+                                  c->arrival_aware, c->verbose >= 1};
+    if (0 != memcmp(now, c->seen_settings, sizeof(now))) {
+        memcpy(c->seen_settings, now, sizeof(now));
+        c->generation++;
+    }
+    return c->generation;
+}
+
+int mca_coll_rabred_price_book(rabred_coll_t coll, int p, const rabred_pricebook_t **book)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    rabred_model_t model = mca_coll_rabred_model();
+    OPAL_THREAD_LOCK(&c->books_lock);
+    int rc = rabred_pricebooks_get(&c->books, coll, p, c->segment_size, &model, book);
+    OPAL_THREAD_UNLOCK(&c->books_lock);
+    return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 static void register_model(mca_coll_rabred_component_t *c)
 {
     register_model_param("alpha",
@@ -366,6 +397,17 @@ static int rabred_register(void)
                        "communicator (at most three per communicator) instead of being "
                        "allocated and freed each call; 0 disables the cache",
                        RABRED_DEFAULT_CACHE_BYTES, 0, &c->cache_bytes);
+    register_threshold("prepared_calls",
+                       "Prepared calls kept per communicator: a call whose shape (collective, "
+                       "count, datatype size and extent, op commutativity, in place, root) was "
+                       "seen before reuses its choice, plan and schedule; the least recently "
+                       "used is forgotten first. At least 1",
+                       RABRED_DEFAULT_PREPARED_CALLS, 0, &c->prepared_calls);
+    if (c->prepared_calls < 1) {
+        opal_output(0, "coll:rabred: coll_rabred_prepared_calls = %d is below 1; using the "
+                    "default %d", c->prepared_calls, RABRED_DEFAULT_PREPARED_CALLS);
+        c->prepared_calls = RABRED_DEFAULT_PREPARED_CALLS;
+    }
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         int rc = register_algorithm_param((rabred_coll_t)coll);
         if (OPAL_SUCCESS != rc) {
@@ -438,6 +480,7 @@ static int rabred_open(void)
     mca_coll_rabred_component.output = opal_output_open(NULL);
     opal_output_set_verbosity(mca_coll_rabred_component.output, mca_coll_rabred_component.verbose);
     load_rules(&mca_coll_rabred_component);
+    OBJ_CONSTRUCT(&mca_coll_rabred_component.books_lock, opal_mutex_t);
     return OMPI_SUCCESS;
 }
 
@@ -448,6 +491,8 @@ static int rabred_close(void)
         mca_coll_rabred_component.output = -1;
     }
     rabred_rules_free(&mca_coll_rabred_component.rules);
+    rabred_pricebooks_free(&mca_coll_rabred_component.books);
+    OBJ_DESTRUCT(&mca_coll_rabred_component.books_lock);
     /* algorithm_help[] stays: the MCA variable system may still show it */
     return OMPI_SUCCESS;
 }

@@ -1,13 +1,15 @@
 /*
  * The executor: the only rabred code that touches the PML (DESIGN.md).
  *
- * For each round of a plan (or group of joined rounds, rabred_plan.h):
- * post every receive, then every send (receives first so eager data lands
- * in place), wait for all, then run the local steps with ompi_op_reduce
- * and datatype copies.  The next round, or its
- * receives alone, is posted before those steps when the plan allows it
- * (early_part).  Addresses are
- * base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
+ * It walks a prepared schedule (plan/rabred_schedule.h): for each step (a
+ * round, or a group of joined rounds) post every receive, then every send
+ * (receives first so eager data lands in place), wait for all, then run
+ * the local steps with ompi_op_reduce and datatype copies; the next step's
+ * receives, or all its transfers, go out before those local steps where the
+ * schedule says so.  Nothing is decided here: which rounds go together and
+ * what goes early were derived once, with the plan.  The request arrays
+ * come from the prepared call too, so a call allocates nothing.  Addresses
+ * are base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
  * 2^31 bytes are fine; counts go to the PML as size_t.
  *
  * Errors: the first PML or allocation error is returned as the real OMPI
@@ -22,6 +24,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/op/op.h"
 #include "ompi/request/request.h"
@@ -64,9 +67,20 @@ void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
     scratch->cap = 0;
 }
 
-static char *address(char *bufs[RABRED_NBUFS], int buf, int64_t off, ptrdiff_t extent)
+/* One execution: what every posting and local step needs. */
+typedef struct {
+    const rabred_plan_t *plan;
+    char **bufs;
+    ptrdiff_t extent;
+    struct ompi_datatype_t *dtype;
+    struct ompi_op_t *op;
+    int tag;
+    struct ompi_communicator_t *comm;
+} exec_t;
+
+static char *address(const exec_t *x, int buf, int64_t off)
 {
-    return bufs[buf] + (ptrdiff_t)off * extent;
+    return x->bufs[buf] + (ptrdiff_t)off * x->extent;
 }
 
 static void release(ompi_request_t **reqs, int n)
@@ -79,29 +93,38 @@ static void release(ompi_request_t **reqs, int n)
     }
 }
 
-/* Post round rd's transfers of directions first..last (RECV before SEND:
- * receives first so eager data lands in place), appending to reqs[*n];
- * *n counts the requests posted, also on error. */
-static int post_xfers(const rabred_plan_t *plan, const rabred_round_t *rd, int first, int last,
-                      char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype, int tag,
-                      struct ompi_communicator_t *comm, ompi_request_t **reqs, int *n)
+/* Post round r's transfers of direction dir, appending to reqs[*n]; *n
+ * counts the requests posted, also on error. */
+static int post_round(const exec_t *x, int r, int dir, ompi_request_t **reqs, int *n)
 {
-    ptrdiff_t lb, extent;
-    ompi_datatype_get_extent(dtype, &lb, &extent);
+    const rabred_round_t *rd = &x->plan->rounds[r];
     int rc = OMPI_SUCCESS;
-    for (int pass = first; pass <= last && OMPI_SUCCESS == rc; pass++) {
-        for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
-            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-            if (x->dir != pass) {
-                continue;
-            }
-            char *ptr = address(bufs, x->buf, x->off, extent);
-            reqs[*n] = MPI_REQUEST_NULL;
-            rc = RABRED_XFER_RECV == pass
-                     ? MCA_PML_CALL(irecv(ptr, (size_t)x->len, dtype, x->peer, tag, comm, &reqs[*n]))
-                     : MCA_PML_CALL(isend(ptr, (size_t)x->len, dtype, x->peer, tag,
-                                          MCA_PML_BASE_SEND_STANDARD, comm, &reqs[*n]));
-            (*n)++;
+    for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
+        const rabred_xfer_t *t = &x->plan->xfers[rd->first_xfer + k];
+        if (t->dir != dir) {
+            continue;
+        }
+        char *ptr = address(x, t->buf, t->off);
+        reqs[*n] = MPI_REQUEST_NULL;
+        rc = RABRED_XFER_RECV == dir
+                 ? MCA_PML_CALL(irecv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
+                                      &reqs[*n]))
+                 : MCA_PML_CALL(isend(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
+                                      MCA_PML_BASE_SEND_STANDARD, x->comm, &reqs[*n]));
+        (*n)++;
+    }
+    return rc;
+}
+
+/* Post the directions first_dir..SEND of every round of a step: all its
+ * receives before any of its sends. */
+static int post_step(const exec_t *x, const rabred_step_t *st, int first_dir,
+                     ompi_request_t **reqs, int *n)
+{
+    int rc = OMPI_SUCCESS;
+    for (int dir = first_dir; dir <= RABRED_XFER_SEND; dir++) {
+        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
+            rc = post_round(x, r, dir, reqs, n);
         }
     }
     return rc;
@@ -114,35 +137,31 @@ static int post_xfers(const rabred_plan_t *plan, const rabred_round_t *rd, int f
  * same result and saves that copy; a replicated value (recursive doubling)
  * keeps the stated order so both partners get the same bits, since
  * MAX(+0, -0) or NaN payloads depend on operand order. */
-static int reduce_step(const rabred_local_t *l, char *src, char *dst,
-                       struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+static int reduce_step(const exec_t *x, const rabred_local_t *l, char *src, char *dst)
 {
-    if (l->src_first || (!l->replicated && ompi_op_is_commute(op))) {
-        ompi_op_reduce(op, src, dst, (size_t)l->len, dtype);
+    if (l->src_first || (!l->replicated && ompi_op_is_commute(x->op))) {
+        ompi_op_reduce(x->op, src, dst, (size_t)l->len, x->dtype);
         return OMPI_SUCCESS;
     }
     if (RABRED_BUF_TMP != l->src && RABRED_BUF_TMP2 != l->src) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    ompi_op_reduce(op, dst, src, (size_t)l->len, dtype);
-    return ompi_datatype_copy_content_same_ddt(dtype, (size_t)l->len, dst, src);
+    ompi_op_reduce(x->op, dst, src, (size_t)l->len, x->dtype);
+    return ompi_datatype_copy_content_same_ddt(x->dtype, (size_t)l->len, dst, src);
 }
 
-static int run_locals(const rabred_plan_t *plan, const rabred_round_t *rd,
-                      char *bufs[RABRED_NBUFS], struct ompi_datatype_t *dtype,
-                      struct ompi_op_t *op)
+static int run_locals(const exec_t *x, int r)
 {
-    ptrdiff_t lb, extent;
-    ompi_datatype_get_extent(dtype, &lb, &extent);
+    const rabred_round_t *rd = &x->plan->rounds[r];
     for (int k = 0; k < rd->nlocal; k++) {
-        const rabred_local_t *l = &plan->locals[rd->first_local + k];
-        char *src = address(bufs, l->src, l->off, extent);
-        char *dst = address(bufs, l->dst, l->off, extent);
+        const rabred_local_t *l = &x->plan->locals[rd->first_local + k];
+        char *src = address(x, l->src, l->off);
+        char *dst = address(x, l->dst, l->off);
         int rc = OMPI_SUCCESS;
         if (RABRED_LOCAL_REDUCE == l->kind) {
-            rc = reduce_step(l, src, dst, dtype, op);
+            rc = reduce_step(x, l, src, dst);
         } else if (src != dst) { /* a copy onto itself is MPI_IN_PLACE */
-            rc = ompi_datatype_copy_content_same_ddt(dtype, (size_t)l->len, dst, src);
+            rc = ompi_datatype_copy_content_same_ddt(x->dtype, (size_t)l->len, dst, src);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;
@@ -151,79 +170,23 @@ static int run_locals(const rabred_plan_t *plan, const rabred_round_t *rd,
     return OMPI_SUCCESS;
 }
 
-/* Requests of one posted round. */
-typedef struct {
-    ompi_request_t *few[8], **reqs;
-    int n;
-} rabred_reqs_t;
-
-static int reqs_init(rabred_reqs_t *r, int max)
-{
-    r->reqs = max > 8 ? malloc((size_t)max * sizeof(*r->reqs)) : r->few;
-    r->n = 0;
-    return NULL == r->reqs ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
-}
-
-static void reqs_fini(rabred_reqs_t *r)
-{
-    if (NULL != r->reqs && r->reqs != r->few) {
-        free(r->reqs);
-    }
-}
-
-/* Which transfers of round r+1 go out before round r's local steps: all of
- * them when the plan allows it (rabred_plan_can_post_early), so they
- * overlap the reduction; else its receives alone when they may
- * (rabred_plan_can_post_recvs_early), so incoming data is matched at once;
- * else none.  Returns the last direction posted early (-1: none). */
-static int early_part(const rabred_plan_t *plan, int r, int input_is_acc)
-{
-    if (rabred_plan_can_post_early(plan, r, input_is_acc)) {
-        return RABRED_XFER_SEND;
-    }
-    return rabred_plan_can_post_recvs_early(plan, r, input_is_acc) ? RABRED_XFER_RECV : -1;
-}
-
-/* Round a's group: [a, end) when its joined rounds may go at once
- * (rabred_plan_group_safe), else a alone. */
-static int group_end(const rabred_plan_t *plan, int a, int input_is_acc)
-{
-    int end = rabred_plan_group_end(plan, a);
-    return end > a + 1 && rabred_plan_group_safe(plan, a, end, input_is_acc) ? end : a + 1;
-}
-
-/* Posts every transfer of rounds [a, b): all receives, then all sends. */
-static int post_group(const rabred_plan_t *plan, int a, int b, char *bufs[RABRED_NBUFS],
-                      struct ompi_datatype_t *dtype, int tag, struct ompi_communicator_t *comm,
-                      rabred_reqs_t *q)
-{
-    int rc = OMPI_SUCCESS;
-    for (int dir = RABRED_XFER_RECV; dir <= RABRED_XFER_SEND; dir++) {
-        for (int r = a; r < b && OMPI_SUCCESS == rc; r++) {
-            rc = post_xfers(plan, &plan->rounds[r], dir, dir, bufs, dtype, tag, comm, q->reqs,
-                            &q->n);
-        }
-    }
-    return rc;
-}
-
-/* Waits for every request of a posted round.  On failure Open MPI's
+/* Waits for every request of a posted step.  On failure Open MPI's
  * wait_all frees only the requests that succeeded and reports
  * MPI_ERR_IN_STATUS: return the first failed request's own error (e.g.
  * MPI_ERR_TRUNCATE) instead, and keep the count so that the caller's
  * release() frees the failed and unfinished ones. */
-static int wait_round(rabred_reqs_t *cur)
+static int wait_step(ompi_request_t **reqs, int *n)
 {
-    if (0 == cur->n) {
+    if (0 == *n) {
         return OMPI_SUCCESS;
     }
-    int rc = ompi_request_wait_all(cur->n, cur->reqs, MPI_STATUSES_IGNORE);
+    int rc = ompi_request_wait_all(*n, reqs, MPI_STATUSES_IGNORE);
     if (OMPI_SUCCESS == rc) {
-        cur->n = 0;
+        *n = 0;
         return rc;
     }
-    for (int i = 0; i < cur->n; i++) {
-        ompi_request_t *r = cur->reqs[i];
+    for (int i = 0; i < *n; i++) {
+        ompi_request_t *r = reqs[i];
         if (MPI_REQUEST_NULL != r && REQUEST_COMPLETE(r) && MPI_SUCCESS != r->req_status.MPI_ERROR) {
             return r->req_status.MPI_ERROR;
         }
@@ -231,70 +194,63 @@ static int wait_round(rabred_reqs_t *cur)
     return rc;
 }
 
-/* Runs the rounds in order, a group of joined rounds as one (post all,
- * wait for all, then its local steps), and posts the next round (or part
- * of it) before a round's local steps whenever the plan allows it
- * (early_part; between single rounds only). */
-static int run_rounds(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
-                      struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                      struct ompi_communicator_t *comm, rabred_reqs_t q[2])
+/* Step k waits in reqs[k & 1] while step k+1 is posted into the other. */
+static int run_steps(const exec_t *x, const rabred_schedule_t *sched, ompi_request_t **reqs[2],
+                     int n[2])
 {
-    int input_is_acc = bufs[RABRED_BUF_INPUT] == bufs[RABRED_BUF_ACC];
-    q[0].n = q[1].n = 0;
-    int a = 0, b = 0 < plan->nrounds ? group_end(plan, 0, input_is_acc) : 0;
-    int rc = post_group(plan, a, b, bufs, dtype, tag, comm, &q[0]);
-    for (int g = 0; a < plan->nrounds && OMPI_SUCCESS == rc; g++) {
-        rabred_reqs_t *cur = &q[g & 1], *next = &q[(g + 1) & 1];
-        rc = wait_round(cur);
-        int more = b < plan->nrounds;
-        int c = more ? group_end(plan, b, input_is_acc) : b; /* the next group: [b, c) */
-        int singles = b == a + 1 && c == b + 1;
-        int early = more && singles ? early_part(plan, a, input_is_acc) : -1;
-        if (OMPI_SUCCESS == rc && early >= RABRED_XFER_RECV) {
-            rc = post_xfers(plan, &plan->rounds[b], RABRED_XFER_RECV, early, bufs, dtype, tag,
-                            comm, next->reqs, &next->n);
+    int rc = 0 < sched->nsteps ? post_step(x, &sched->steps[0], RABRED_XFER_RECV, reqs[0], &n[0])
+                               : OMPI_SUCCESS;
+    for (int k = 0; k < sched->nsteps && OMPI_SUCCESS == rc; k++) {
+        const rabred_step_t *st = &sched->steps[k];
+        int cur = k & 1, nxt = cur ^ 1, more = k + 1 < sched->nsteps;
+        rc = wait_step(reqs[cur], &n[cur]);
+        if (OMPI_SUCCESS == rc && more && st->early >= RABRED_XFER_RECV) {
+            for (int dir = RABRED_XFER_RECV; dir <= st->early && OMPI_SUCCESS == rc; dir++) {
+                rc = post_round(x, sched->steps[k + 1].first, dir, reqs[nxt], &n[nxt]);
+            }
         }
-        for (int r = a; r < b && OMPI_SUCCESS == rc; r++) {
-            rc = run_locals(plan, &plan->rounds[r], bufs, dtype, op);
+        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
+            rc = run_locals(x, r);
         }
-        if (OMPI_SUCCESS == rc && more && !singles) {
-            rc = post_group(plan, b, c, bufs, dtype, tag, comm, next);
-        } else if (OMPI_SUCCESS == rc && more && early < RABRED_XFER_SEND) {
-            rc = post_xfers(plan, &plan->rounds[b], early + 1, RABRED_XFER_SEND, bufs, dtype,
-                            tag, comm, next->reqs, &next->n);
+        if (OMPI_SUCCESS == rc && more) {
+            rc = post_step(x, &sched->steps[k + 1], st->early + 1, reqs[nxt], &n[nxt]);
         }
-        a = b;
-        b = c;
     }
     return rc;
 }
 
-int mca_coll_rabred_execute(const rabred_plan_t *plan, char *bufs[RABRED_NBUFS],
+int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_NBUFS],
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
 {
-    int maxx = 0;
-    for (int a = 0, b; a < plan->nrounds; a = b) {
-        /* the most requests a group of joined rounds can post (whether it
-         * is safe to run at once is run_rounds' business) */
-        int n = 0;
-        b = rabred_plan_group_end(plan, a);
-        for (int r = a; r < b; r++) {
-            n += plan->rounds[r].nxfer;
-        }
-        maxx = n > maxx ? n : maxx;
-    }
-    rabred_reqs_t q[2];
-    int rc0 = reqs_init(&q[0], maxx), rc1 = reqs_init(&q[1], maxx);
-    int rc = OMPI_SUCCESS != rc0 ? rc0 : rc1;
-    if (OMPI_SUCCESS == rc) {
-        rc = run_rounds(plan, bufs, dtype, op, tag, comm, q);
-    }
-    for (int i = 0; i < 2; i++) { /* after an error: drop what is still posted */
-        if (OMPI_SUCCESS != rc && NULL != q[i].reqs) {
-            release(q[i].reqs, q[i].n);
-        }
-        reqs_fini(&q[i]);
+    ptrdiff_t lb, extent;
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    exec_t x = {&ready->plan, bufs, extent, dtype, op, tag, comm};
+    ompi_request_t **requests = (ompi_request_t **)ready->requests;
+    ompi_request_t **reqs[2] = {requests, requests + ready->schedule.max_requests};
+    int n[2] = {0, 0};
+    int rc = run_steps(&x, &ready->schedule, reqs, n);
+    if (OMPI_SUCCESS != rc) { /* drop what is still posted */
+        release(reqs[0], n[0]);
+        release(reqs[1], n[1]);
     }
     return rc;
+}
+
+int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
+                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+{
+    if (count != m->internal_count) { /* prepared once per size (digests, then gaps) */
+        rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0,
+                                   NULL, 1}; /* vec is INPUT and ACC */
+        int rc = rabred_ready_plan_build(&m->internal, &rabred_alg_allreduce_recursive_doubling,
+                                         &args);
+        m->internal_count = RABRED_OK == rc ? count : -1;
+        if (RABRED_OK != rc) {
+            return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+        }
+    }
+    char *bufs[RABRED_NBUFS] = {(char *)vec, (char *)vec, (char *)tmp, NULL};
+    return mca_coll_rabred_execute(&m->internal, bufs, dtype, &ompi_mpi_op_max.op,
+                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
 }

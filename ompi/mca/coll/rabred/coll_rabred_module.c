@@ -2,9 +2,16 @@
  * coll/rabred module: per-communicator set-up and the MPI_Allreduce /
  * MPI_Reduce entry points.
  *
- * A call goes: validate -> choose (rabred_decide: forced > decision >
- * previous component) -> count it in the per-algorithm counter -> build
- * this rank's plan -> allocate the temporaries the plan names -> execute.
+ * A call goes: check the count -> the ranks agree on rabred's settings
+ * (one exchange at the communicator's first call, then one compare) ->
+ * look the call's key up among the communicator's prepared calls
+ * (select/rabred_prepared.h); on a miss, choose (select/rabred_select.h:
+ * forced > rules > model > previous) and build the plan and its schedule
+ * once -> count it in the per-algorithm counter -> take the temporaries the
+ * plan names -> execute.  An MPI_Allreduce that the arrival estimate may
+ * improve chooses again with the current estimate (the choice's expensive
+ * part, simulating the arrival-aware plans, is reused for a few calls) and
+ * exchanges the ranks' gaps after the call (coll_rabred_arrival.c).
  * With coll_rabred_verbose >= 2 each call prints one line saying what was
  * chosen and why; fallbacks print at verbose >= 1.
  */
@@ -25,13 +32,15 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_allreduce_module = NULL;
     m->previous_reduce = NULL;
     m->previous_reduce_module = NULL;
-    rabred_plan_init(&m->plan);
-    memset(m->scratch, 0, sizeof(m->scratch));
     memset(m->rules, 0, sizeof(m->rules));
-    memset(&m->book, 0, sizeof(m->book));
+    memset(&m->prepared, 0, sizeof(m->prepared));
+    m->generation = 0;
+    memset(m->scratch, 0, sizeof(m->scratch));
+    memset(&m->internal, 0, sizeof(m->internal));
+    m->internal_count = -1;
     memset(&m->est, 0, sizeof(m->est));
-    memset(&m->pick_cache, 0, sizeof(m->pick_cache));
     m->last_exit = 0;
+    m->est_price = 0;
     m->exchange_cost = 0;
     m->hint = RABRED_HINT_AUTO;
     m->hint_changes_seen = -1;
@@ -47,7 +56,8 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     if (NULL != m->previous_reduce_module) {
         OBJ_RELEASE(m->previous_reduce_module);
     }
-    rabred_plan_free(&m->plan);
+    rabred_prepared_cache_fini(&m->prepared);
+    rabred_ready_plan_free(&m->internal);
     for (int i = 0; i < 3; i++) {
         mca_coll_rabred_scratch_release(&m->scratch[i]);
     }
@@ -70,9 +80,8 @@ int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_thr
 /* Keep the functions of the component selected below rabred: they serve the
  * calls rabred hands on ("previous"), and are retained so they outlive any
  * reselection. */
-static int module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
 {
-    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
     m->previous_allreduce = comm->c_coll->coll_allreduce;
     m->previous_allreduce_module = comm->c_coll->coll_allreduce_module;
     m->previous_reduce = comm->c_coll->coll_reduce;
@@ -88,11 +97,24 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     }
     OBJ_RETAIN(m->previous_allreduce_module);
     OBJ_RETAIN(m->previous_reduce_module);
-    if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm)) {
+    return OMPI_SUCCESS;
+}
+
+/* What depends only on the communicator is prepared here, once: the
+ * rules that can match its size (a call then does a short lookup, not a
+ * parse), the cache of prepared calls, the arrival hint's subscription. */
+static int module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
+    int rc = keep_previous(m, comm);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
+        RABRED_OK != rabred_prepared_cache_init(&m->prepared,
+                                                mca_coll_rabred_component.prepared_calls)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    /* the rules that can match this communicator's size, once, so that a
-     * call does a short lookup, not a parse */
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         if (RABRED_OK != rabred_rules_prune(&mca_coll_rabred_component.rules,
                                             (rabred_coll_t)coll, ompi_comm_size(comm),
@@ -120,123 +142,190 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
     return &m->super;
 }
 
-/* The cost model for this communicator's size, priced on first use of
- * each collective (and again if the segment size changed through MPI_T),
- * in *book.  Out of memory is the call's error (OMPI_ERR_OUT_OF_RESOURCE):
- * a rank that decided without the model would run another algorithm than
- * the others.  The book lives in the module, so there is no allocation of
- * its own to fail. */
-static int price_book(mca_coll_rabred_module_t *m, rabred_coll_t coll, int p,
-                      const rabred_pricebook_t **book)
+/* One call, as the entry points receive it. */
+typedef struct {
+    rabred_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    struct ompi_datatype_t *dtype;
+    struct ompi_op_t *op;
+    int root; /* -1: allreduce */
+    struct ompi_communicator_t *comm;
+    int p, rank;
+    int in_place; /* MPI_IN_PLACE at this rank (reduce: only the root's counts) */
+} call_t;
+
+static int64_t type_size(struct ompi_datatype_t *dtype)
 {
-    rabred_model_t model = mca_coll_rabred_model();
-    int rc = rabred_pricebook_ensure(&m->book, coll, p, mca_coll_rabred_component.segment_size,
-                                     &model, NULL);
-    *book = RABRED_OK == rc ? &m->book : NULL;
-    return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+    size_t size = 0;
+    ompi_datatype_type_size(dtype, &size);
+    return (int64_t)size;
 }
 
-static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice);
-
-/* alg's place in coll's table (the price book's index), or -1. */
-static int table_index(const rabred_alg_t *alg)
+static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_t *c)
 {
-    return NULL != alg ? alg->id - 1 : -1;
+    ptrdiff_t lb, extent;
+    ompi_datatype_get_extent(c->dtype, &lb, &extent);
+    rabred_call_key_t key = {
+        .coll = c->coll,
+        .flags = (ompi_op_is_commute(c->op) ? RABRED_KEY_COMMUTATIVE : 0) |
+                 (c->in_place ? RABRED_KEY_IN_PLACE : 0),
+        .root = c->root,
+        .generation = (uint64_t)mca_coll_rabred_generation() << 32 | m->generation,
+        .count = c->count,
+        .type_size = type_size(c->dtype),
+        .extent = extent,
+    };
+    return key;
 }
 
-static int64_t call_bytes(int count, struct ompi_datatype_t *dtype)
+/* The segment size in elements (at least one when segmenting): a rule's
+ * segsize, else coll_rabred_segment_size. */
+static int64_t segment_count(int64_t type_size, const rabred_choice_t *choice)
 {
-    size_t type_size = 0;
-    ompi_datatype_type_size(dtype, &type_size);
-    return (int64_t)count * (int64_t)type_size;
-}
-
-/* Choose for this call (an estimated MPI_Allreduce may go arrival-aware),
- * count it and say so at the verbose levels.  *estimating (MPI_Allreduce
- * only, else NULL) is cleared when the model says the gap exchange would
- * cost more than the call can spare (rabred_estimate_pays), when the
- * measured table keeps every arrival-aware plan out of the call's cell
- * (rabred_decide_arrival_possible), when the pacing skips this call
- * (rabred_estimate_due), and when a forced or
- * rule-chosen algorithm does not read the estimate.  OMPI_SUCCESS, or
- * OMPI_ERR_OUT_OF_RESOURCE when the simulator behind the cost model or the
- * arrival-aware choice ran out of memory (nothing is counted then). */
-static int choose(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
-                  struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                  struct ompi_communicator_t *comm, int *estimating, rabred_choice_t *choice)
-{
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    int64_t bytes = call_bytes(count, dtype);
-    rabred_call_t call = {ompi_comm_size(comm), count, ompi_op_is_commute(op) ? 1 : 0};
-    rabred_decide_ctx_t ctx = {&m->rules[coll], c->rules_file, NULL, c->short_bytes[coll]};
-    int rc = OMPI_SUCCESS;
-    if (RABRED_ALG_AUTO == c->algorithm[coll] && call.p > 1 &&
-        OMPI_SUCCESS != (rc = price_book(m, coll, call.p, &ctx.book))) {
-        return rc;
-    }
-    rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
-    if (RABRED_WHY_FALLBACK == choice->why && NULL == ctx.book && call.p > 1) {
-        /* a forced algorithm that cannot serve this call: the decision
-         * that replaces it is auto's, cost model included */
-        if (OMPI_SUCCESS != (rc = price_book(m, coll, call.p, &ctx.book))) {
-            return rc;
-        }
-        rabred_decide(coll, &call, bytes, c->algorithm[coll], &ctx, choice);
-    }
-    if (NULL != estimating && *estimating && RABRED_WHY_DECISION != choice->why) {
-        /* forced or by a rule: only an arrival-aware algorithm reads the
-         * estimate, and it gets a fresh one every call; for the others an
-         * exchange would be pure cost.  Neither counts down auto's pacing
-         * (price 0: rabred_estimate_pace leaves it alone). */
-        *estimating = NULL != choice->alg && choice->alg->arrival_aware;
-        m->est_price = 0;
-    } else if (NULL != estimating && *estimating && NULL != choice->alg) {
-        int i = table_index(choice->alg);
-        double price = NULL != ctx.book && i >= 0
-                           ? rabred_pricebook_time(ctx.book, coll, call.commutative, i, bytes)
-                           : 0;
-        rabred_model_t model = mca_coll_rabred_model();
-        /* a hint costs no exchange; otherwise only calls the exchange is
-         * cheap enough for, where the measured table leaves some
-         * arrival-aware plan, and of those the ones the pacing says are due */
-        *estimating = RABRED_HINT_LATE == m->hint ||
-                      (rabred_estimate_pays(call.p, &model, price) &&
-                       rabred_decide_arrival_possible(call.p, bytes) &&
-                       rabred_estimate_due(&m->est));
-        m->est_price = price;
-        if (*estimating && OMPI_SUCCESS != (rc = mca_coll_rabred_arrival_choose(
-                                                m, &call, dtype, price > 0 ? price : 0,
-                                                segment_count(dtype, choice), choice))) {
-            return rc;
-        }
-    }
-    c->calls[coll][table_index(choice->alg) + 1]++; /* slot 0: previous */
-    if (c->verbose >= 2 || (c->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
-        opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
-                    rabred_coll_name(coll), call.p, (long long)bytes,
-                    choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
-                    choice->reason);
-    }
-    return OMPI_SUCCESS;
-}
-
-/* The segment size in elements of dtype (at least one when segmenting):
- * a rule's segsize, else coll_rabred_segment_size. */
-static int64_t segment_count(struct ompi_datatype_t *dtype, const rabred_choice_t *choice)
-{
-    size_t type_size = 0;
-    ompi_datatype_type_size(dtype, &type_size);
     int64_t bytes = choice->seg_bytes > 0 ? choice->seg_bytes
                                           : mca_coll_rabred_component.segment_size;
     if (bytes <= 0 || 0 == type_size) {
         return 0;
     }
-    return bytes >= (int64_t)type_size ? bytes / (int64_t)type_size : 1;
+    return bytes >= type_size ? bytes / type_size : 1;
 }
 
 static int plan_error(int rc)
 {
     return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
+}
+
+static rabred_plan_args_t plan_args(const call_t *c, const rabred_call_key_t *key,
+                                    const rabred_choice_t *choice,
+                                    const rabred_arrival_t *arrival)
+{
+    rabred_plan_args_t args = {c->p, c->rank, c->root, c->count,
+                               (key->flags & RABRED_KEY_COMMUTATIVE) ? 1 : 0,
+                               segment_count(key->type_size, choice), arrival, c->in_place};
+    return args;
+}
+
+/* May this MPI_Allreduce's choice read the arrival estimate?  What the
+ * parameters and the call's size decide (the communicator's hint is
+ * asked per call: mca_coll_rabred_arrival_wanted). */
+static int estimable(const call_t *c, int64_t bytes)
+{
+    const mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    return RABRED_COLL_ALLREDUCE == c->coll && k->arrival_aware && c->p >= 2 &&
+           c->p <= RABRED_ESTIMATE_MAX_P && bytes >= k->arrival_min_bytes;
+}
+
+/* The selection's inputs for this call (arrival: NULL, or the estimate's
+ * part of an estimated call). */
+static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_call_key_t *key,
+                     rabred_select_arrival_t *arrival, rabred_select_in_t *in)
+{
+    const mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    memset(in, 0, sizeof(*in));
+    in->coll = c->coll;
+    in->call = (rabred_call_t){c->p, c->count, (key->flags & RABRED_KEY_COMMUTATIVE) ? 1 : 0};
+    in->root = c->root;
+    in->bytes = (int64_t)c->count * key->type_size;
+    in->forced = k->algorithm[c->coll];
+    in->rules = &m->rules[c->coll];
+    in->rules_name = k->rules_file;
+    in->short_bytes = k->short_bytes[c->coll];
+    in->want_reason = k->verbose >= 1;
+    in->arrival = arrival;
+    return c->p > 1 ? mca_coll_rabred_price_book(c->coll, c->p, &in->book) : OMPI_SUCCESS;
+}
+
+/* A miss: choose, and build the plan unless the choice needs the arrival
+ * offsets of each call (arrival-aware) or is the component below. */
+static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_call_key_t *key,
+                   rabred_prepared_t **out)
+{
+    rabred_select_in_t in;
+    rabred_prepared_t *e = rabred_prepared_claim(&m->prepared, key);
+    int rc = select_in(m, c, key, NULL, &in);
+    if (OMPI_SUCCESS == rc && RABRED_OK != rabred_select(&in, &e->choice)) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    const rabred_alg_t *alg = e->choice.alg;
+    if (OMPI_SUCCESS == rc && NULL != alg && !alg->arrival_aware) {
+        rabred_plan_args_t args = plan_args(c, key, &e->choice, NULL);
+        int brc = rabred_ready_plan_build(&e->run, alg, &args);
+        rc = RABRED_OK == brc ? OMPI_SUCCESS : plan_error(brc);
+    }
+    e->estimated = estimable(c, in.bytes);
+    if (OMPI_SUCCESS != rc) {
+        e->used = 0; /* nothing half-prepared is ever found */
+        return rc;
+    }
+    *out = e;
+    return OMPI_SUCCESS;
+}
+
+/* An estimated call chooses again, with the estimate: the same balanced
+ * choice (the settings have not changed, or the key would have), possibly
+ * replaced by an arrival-aware algorithm. */
+static int choose_with_estimate(mca_coll_rabred_module_t *m, const call_t *c,
+                                rabred_prepared_t *e, int *estimating, rabred_choice_t *choice)
+{
+    const mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    rabred_select_arrival_t arrival = {
+        .est = &m->est, .hint_late = RABRED_HINT_LATE == m->hint,
+        .type_size = (size_t)e->key.type_size,
+        .seg_count = segment_count(e->key.type_size, &e->choice),
+        .min_gain = k->arrival_min_gain, .pick = &e->pick, .pick_at_calls = &e->pick_at_calls};
+    rabred_select_in_t in;
+    int rc = select_in(m, c, &e->key, &arrival, &in);
+    if (OMPI_SUCCESS == rc && RABRED_OK != rabred_select(&in, choice)) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    *estimating = arrival.estimating;
+    m->est_price = arrival.balanced_price;
+    return rc;
+}
+
+/* The arrival-aware plan for choice->alg.  With offsets (an estimated
+ * call): the one last built while it is recent (the same reuse as the
+ * pick's), else built anew with the current estimate.  Without (forced or
+ * by a rule on a call that is not estimated): built once, for equal
+ * arrivals. */
+static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_prepared_t *e,
+                        const rabred_choice_t *choice, int with_offsets,
+                        const rabred_ready_plan_t **out)
+{
+    rabred_ready_plan_t *r = &e->arrival;
+    int calls = with_offsets ? m->est.calls : -1; /* -1: built without offsets */
+    int stale = r->alg != choice->alg || r->stamp != calls;
+    if (with_offsets && r->alg == choice->alg && r->stamp >= 0 && calls >= r->stamp) {
+        stale = calls - r->stamp >= RABRED_ARRIVAL_REUSE_CALLS || (0 == r->stamp && calls > 0);
+    }
+    if (stale) {
+        rabred_arrival_t storage;
+        const rabred_arrival_t *arrival =
+            with_offsets ? mca_coll_rabred_arrival_input(m, c->dtype, &storage) : NULL;
+        rabred_plan_args_t args = plan_args(c, &e->key, choice, arrival);
+        int rc = rabred_ready_plan_build(r, choice->alg, &args);
+        if (RABRED_OK != rc) {
+            return plan_error(rc);
+        }
+        r->stamp = calls;
+    }
+    *out = r;
+    return OMPI_SUCCESS;
+}
+
+static void count_and_say(const call_t *c, const rabred_choice_t *choice)
+{
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    k->calls[c->coll][NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
+    if (k->verbose >= 2 || (k->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
+        opal_output(k->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
+                    rabred_coll_name(c->coll), c->p,
+                    (long long)c->count * (long long)type_size(c->dtype),
+                    choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
+                    choice->reason);
+    }
 }
 
 /* After a failed execution a transfer the PML could not cancel may still
@@ -253,32 +342,25 @@ static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_s
     }
 }
 
-/* Build this rank's plan, allocate what it names, run it, free.  `acc` is
+/* Take the temporaries the plan names, run it, give them back.  `acc` is
  * the caller's result buffer when acc_given, which may be a null pointer:
  * Open MPI's MPI_BOTTOM, with a datatype of absolute addresses. */
-static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
-                    const rabred_plan_args_t *args, char *input, char *acc, int acc_given,
-                    struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                    struct ompi_communicator_t *comm)
+static int run_plan(mca_coll_rabred_module_t *m, const rabred_ready_plan_t *r, const call_t *c,
+                    char *input, char *acc, int acc_given, int tag)
 {
-    int rc = rabred_plan_build(alg->build, args, &m->plan);
-    if (RABRED_OK != rc) {
-        return plan_error(rc);
-    }
-    /* ACC (when the caller gave none), TMP and TMP2, each from its own
-     * scratch so they never alias */
     mca_coll_rabred_tmpbuf_t t[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
     const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
     char *bufs[RABRED_NBUFS] = {input, acc, NULL, NULL};
+    int rc = OMPI_SUCCESS;
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
         int given = RABRED_BUF_ACC == which[i] && acc_given;
-        if (!given && m->plan.uses[which[i]]) {
-            rc = mca_coll_rabred_tmpbuf_alloc(&t[i], dtype, (size_t)args->count, &m->scratch[i]);
+        if (!given && r->plan.uses[which[i]]) {
+            rc = mca_coll_rabred_tmpbuf_alloc(&t[i], c->dtype, (size_t)c->count, &m->scratch[i]);
             bufs[which[i]] = t[i].buf;
         }
     }
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_rabred_execute(&m->plan, bufs, dtype, op, tag, comm);
+        rc = mca_coll_rabred_execute(r, bufs, c->dtype, c->op, tag, c->comm);
         if (OMPI_SUCCESS != rc) {
             abandon_temporaries(t, m->scratch);
         }
@@ -289,29 +371,35 @@ static int run_plan(mca_coll_rabred_module_t *m, const rabred_alg_t *alg,
     return rc;
 }
 
-int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
-                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+static int run_previous(const mca_coll_rabred_module_t *m, const call_t *c)
 {
-    rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0, NULL,
-                               1}; /* vec is INPUT and ACC */
-    int rc = rabred_plan_build(rabred_alg_allreduce_recursive_doubling.build, &args, &m->plan);
-    if (RABRED_OK != rc) {
-        return plan_error(rc);
-    }
-    char *bufs[RABRED_NBUFS] = {(char *)vec, (char *)vec, (char *)tmp, NULL};
-    return mca_coll_rabred_execute(&m->plan, bufs, dtype, &ompi_mpi_op_max.op,
-                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+    return RABRED_COLL_ALLREDUCE == c->coll
+               ? m->previous_allreduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, c->comm,
+                                       m->previous_allreduce_module)
+               : m->previous_reduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, c->root,
+                                    c->comm, m->previous_reduce_module);
+}
+
+/* Run the chosen plan (or the component below).  Allreduce: INPUT is the
+ * send buffer (the receive buffer in place), ACC the receive buffer.
+ * Reduce: the root's receive buffer is ACC; elsewhere ACC is a temporary
+ * and the receive buffer is not ours. */
+static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
+{
+    int allreduce = RABRED_COLL_ALLREDUCE == c->coll, at_root = allreduce || c->rank == c->root;
+    char *input = c->in_place ? (char *)c->rbuf : (char *)c->sbuf;
+    return run_plan(m, r, c, input, at_root ? (char *)c->rbuf : NULL, at_root,
+                    allreduce ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE);
 }
 
 /* 1 when the ranks of comm decide alike, 0 when they do not (the call
  * then goes to the component below, counted and said as such), or an
  * error of the first call's check.  After the check, one compare. */
-static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int count,
-                          struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+static int settings_agree(mca_coll_rabred_module_t *m, const call_t *c)
 {
-    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     if (RABRED_SETTINGS_UNCHECKED == m->agreement) {
-        int rc = mca_coll_rabred_agree(m, comm);
+        int rc = mca_coll_rabred_agree(m, c->comm);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -319,91 +407,99 @@ static int settings_agree(mca_coll_rabred_module_t *m, rabred_coll_t coll, int c
     if (RABRED_SETTINGS_AGREE == m->agreement) {
         return 1;
     }
-    c->calls[coll][0]++;
-    if (c->verbose >= 2) {
-        opal_output(c->output, "coll:rabred: %s p=%d bytes=%lld alg=previous why=disagreement "
-                    "(the ranks' rabred settings differ)", rabred_coll_name(coll),
-                    ompi_comm_size(comm), (long long)call_bytes(count, dtype));
+    k->calls[c->coll][0]++;
+    if (k->verbose >= 2) {
+        opal_output(k->output, "coll:rabred: %s p=%d bytes=%lld alg=previous why=disagreement "
+                    "(the ranks' rabred settings differ)", rabred_coll_name(c->coll), c->p,
+                    (long long)c->count * (long long)type_size(c->dtype));
     }
     return 0;
+}
+
+/* An estimated call: choose with the estimate, time the call from before
+ * anything rabred does, run, and exchange the gaps after it. */
+static int serve_estimated(mca_coll_rabred_module_t *m, const call_t *c, rabred_prepared_t *e)
+{
+    double t_in = MPI_Wtime();
+    rabred_choice_t choice;
+    int estimating = 0;
+    int rc = choose_with_estimate(m, c, e, &estimating, &choice);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    count_and_say(c, &choice);
+    if (NULL == choice.alg) {
+        /* the component below serves it: no gap exchange after it, so that
+         * its time carries none of rabred's overhead (alike on every rank) */
+        return run_previous(m, c);
+    }
+    const rabred_ready_plan_t *r = &e->run;
+    if (choice.alg->arrival_aware) {
+        rc = arrival_plan(m, c, e, &choice, estimating, &r);
+    }
+    if (OMPI_SUCCESS == rc && c->count > 0) {
+        rc = run(m, c, r);
+    }
+    if (OMPI_SUCCESS == rc && estimating) {
+        rc = mca_coll_rabred_arrival_end(m, c->comm, t_in);
+    }
+    return rc;
+}
+
+static int serve(mca_coll_rabred_module_t *m, const call_t *c)
+{
+    if (c->count < 0) {
+        return MPI_ERR_COUNT; /* before choosing: no component below sees it */
+    }
+    int agree = settings_agree(m, c);
+    if (agree <= 0) {
+        return agree < 0 ? agree : run_previous(m, c);
+    }
+    rabred_call_key_t key = call_key(m, c);
+    rabred_prepared_t *e = rabred_prepared_find(&m->prepared, &key);
+    if (NULL == e) {
+        int rc = prepare(m, c, &key, &e);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    if (e->estimated) {
+        int wanted = mca_coll_rabred_arrival_wanted(m, c->comm);
+        if (wanted < 0) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        if (wanted) {
+            return serve_estimated(m, c, e);
+        }
+    }
+    count_and_say(c, &e->choice);
+    if (NULL == e->choice.alg) {
+        return run_previous(m, c);
+    }
+    if (e->choice.alg->arrival_aware) { /* forced or by a rule, without the estimate */
+        const rabred_ready_plan_t *r;
+        int rc = arrival_plan(m, c, e, &e->choice, 0, &r);
+        return OMPI_SUCCESS != rc || 0 == c->count ? rc : run(m, c, r);
+    }
+    return 0 == c->count ? OMPI_SUCCESS : run(m, c, &e->run);
 }
 
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
-    int agree = settings_agree(m, RABRED_COLL_ALLREDUCE, count, dtype, comm);
-    if (agree <= 0) {
-        return agree < 0 ? agree
-                         : m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                                 m->previous_allreduce_module);
-    }
-    int estimating = mca_coll_rabred_arrival_wanted(m, comm, call_bytes(count, dtype));
-    if (estimating < 0) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    double t_in = estimating ? MPI_Wtime() : 0; /* before anything we do */
-    rabred_choice_t choice;
-    int rc = choose(m, RABRED_COLL_ALLREDUCE, count, dtype, op, comm, &estimating, &choice);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    } else if (NULL == choice.alg) {
-        /* The component below serves it: no gap exchange after it, so that
-         * its time (coll/tuned's in bench/) carries none of rabred's
-         * overhead.  The same on every rank (choosing previous is). */
-        estimating = 0;
-        rc = m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                   m->previous_allreduce_module);
-    } else if (count <= 0) {
-        return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
-    } else {
-        rabred_arrival_t arrival;
-        rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count,
-                                   ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice),
-                                   estimating ? mca_coll_rabred_arrival_input(m, dtype, &arrival)
-                                              : NULL,
-                                   MPI_IN_PLACE == sbuf};
-        char *input = MPI_IN_PLACE == sbuf ? (char *)rbuf : (char *)sbuf;
-        rc = run_plan(m, choice.alg, &args, input, (char *)rbuf, 1, dtype, op,
-                      MCA_COLL_BASE_TAG_ALLREDUCE, comm);
-    }
-    if (OMPI_SUCCESS == rc && estimating) {
-        rc = mca_coll_rabred_arrival_end(m, comm, t_in);
-    }
-    return rc;
+    call_t c = {RABRED_COLL_ALLREDUCE, sbuf, rbuf, count, dtype, op, -1, comm,
+                ompi_comm_size(comm), ompi_comm_rank(comm), MPI_IN_PLACE == sbuf};
+    return serve((mca_coll_rabred_module_t *)module, &c);
 }
 
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module)
 {
-    mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
-    int agree = settings_agree(m, RABRED_COLL_REDUCE, count, dtype, comm);
-    if (agree <= 0) {
-        return agree < 0 ? agree
-                         : m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                              m->previous_reduce_module);
-    }
-    rabred_choice_t choice;
-    int rc = choose(m, RABRED_COLL_REDUCE, count, dtype, op, comm, NULL, &choice);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    if (NULL == choice.alg) {
-        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                  m->previous_reduce_module);
-    }
-    if (count <= 0) {
-        return count < 0 ? OMPI_ERR_BAD_PARAM : OMPI_SUCCESS;
-    }
     int rank = ompi_comm_rank(comm);
-    /* MPI_IN_PLACE is only meaningful at the root; elsewhere rbuf is not ours */
-    int at_root = rank == root;
-    rabred_plan_args_t args = {ompi_comm_size(comm), rank, root, count,
-                               ompi_op_is_commute(op) ? 1 : 0, segment_count(dtype, &choice), NULL,
-                               at_root && MPI_IN_PLACE == sbuf};
-    char *input = (at_root && MPI_IN_PLACE == sbuf) ? (char *)rbuf : (char *)sbuf;
-    return run_plan(m, choice.alg, &args, input, at_root ? (char *)rbuf : NULL, at_root, dtype,
-                    op, MCA_COLL_BASE_TAG_REDUCE, comm);
+    /* MPI_IN_PLACE is only meaningful at the root */
+    call_t c = {RABRED_COLL_REDUCE, sbuf, rbuf, count, dtype, op, root, comm,
+                ompi_comm_size(comm), rank, rank == root && MPI_IN_PLACE == sbuf};
+    return serve((mca_coll_rabred_module_t *)module, &c);
 }

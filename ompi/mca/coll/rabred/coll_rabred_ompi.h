@@ -6,7 +6,7 @@
  * 5.0; 5.0's loader refuses anything else, silently), the runtime header
  * that defines OMPI_PROC_MY_NAME, and MPI_Info values (a caller's buffer
  * in 4.1, a reference-counted opal_cstring_t in 5.0; info subscriber
- * callbacks take const strings in 5.0).  The version comes from Open MPI's
+ * callbacks take const strings in 5.0), and where the mutex header lives.  The version comes from Open MPI's
  * own headers (OMPI_MAJOR_VERSION), so one source builds against either;
  * configure accepts only 4.1.x and 5.0.x.  Everything else in rabred is
  * written once against what both versions share: comm_query,
@@ -26,6 +26,7 @@
 
 #if OMPI_MAJOR_VERSION == 5
 #    include "ompi/runtime/ompi_rte.h"
+#    include "opal/mca/threads/mutex.h"
 #    define RABRED_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_4_0
 typedef mca_coll_base_component_2_4_0_t rabred_coll_base_component_t;
 /* the value type of an info subscriber's callback */
@@ -34,6 +35,7 @@ typedef mca_coll_base_component_2_4_0_t rabred_coll_base_component_t;
 #    define RABRED_COMPONENT_DECLSPEC OMPI_DECLSPEC
 #elif OMPI_MAJOR_VERSION == 4
 #    include "ompi/mca/rte/rte.h"
+#    include "opal/threads/mutex.h"
 #    define RABRED_COLL_BASE_VERSION MCA_COLL_BASE_VERSION_2_0_0
 typedef mca_coll_base_component_2_0_0_t rabred_coll_base_component_t;
 #    define RABRED_INFO_CB_CONST

@@ -128,6 +128,70 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* The dearest cyclic window of w blocks on the wire, in seconds, for
+ * messages of a + bytes b: blocks are q bytes, the first e of them q + 1
+ * (rabred_block_length), and a window is one message per non-empty run.
+ * Unwrapped, [0, w) is dearest: one message, the most long blocks.
+ * Wrapped, [p-j, p) and [0, w-j) are two messages when the first run is
+ * not empty (q > 0 or p - j < e) and hold max(0, e-p+j) + min(w-j, e) long
+ * blocks, which never grows with j: the smallest such j is dearest. */
+static double dearest_window(int p, int w, int64_t q, int64_t e, double a, double b)
+{
+    double best = a + (double)(w * q + (w < e ? w : e)) * b;
+    int64_t j = q > 0 ? 1 : p - e + 1;
+    if (j < w) {
+        int64_t x = (e - p + j > 0 ? e - p + j : 0) + (w - j < e ? w - j : e);
+        double wrapped = 2 * a + (double)(w * q + x) * b;
+        best = wrapped > best ? wrapped : best;
+    }
+    return best;
+}
+
+/* A round of w blocks in either phase: one-way, except the round at
+ * distance p/2 of a power-of-two p, where the peers to and from are one
+ * rank.  There a window and its complement are exchanged; when every block
+ * but the first e is empty (q = 0) and one half holds all e long blocks,
+ * its partner sends nothing back and the message is one-way, while the
+ * other pairs exchange at most e - 1 elements. */
+static double round_time(const rabred_model_t *m, int p, int w, int64_t q, int64_t e)
+{
+    int exchange = 2 * w == p;
+    double one_way = dearest_window(p, w, q, e, m->f_alpha * m->alpha, m->f_beta * m->beta);
+    if (!exchange) {
+        return one_way;
+    }
+    if (q > 0 || e > w) {
+        return dearest_window(p, w, q, e, m->alpha, m->beta);
+    }
+    double split = e >= 2 ? rabred_price_exchange(m, (double)(e - 1)) : 0.0;
+    return one_way > split ? one_way : split;
+}
+
+/* The sum over both phases' rounds of the dearest window, plus in the
+ * reduce-scatter the reduction of the longest one.  A rank's round waits
+ * for its peers at distance 2^k, so a path may move by 2^k in round k.
+ * When p divides n all windows hold the same bytes and some path meets a
+ * wrapped window (two messages) in every round of w >= 2 blocks: the
+ * formula's 2 (K + W) alpha; the sum is then that path, exactly.
+ * Otherwise the dearest windows of successive rounds need not lie on one
+ * path, and the price is above the simulator's time by at most
+ * sum_k min(w_k, n mod p) elements of 2 beta + gamma (test_prices_allreduce). */
+static double price(const rabred_price_call_t *c, const rabred_model_t *m)
+{
+    int p = c->p, lg = rabred_log2_ceil(p);
+    int64_t q = c->bytes / p, e = c->bytes % p;
+    double t = 0.0;
+    if (0 == c->bytes) {
+        return 0.0;
+    }
+    for (int k = 0; k < lg; k++) {
+        int w = (1 << k) < p - (1 << k) ? 1 << k : p - (1 << k);
+        double longest = (double)(w * q + (w < e ? w : e));
+        t += 2 * round_time(m, p, w, q, e) + longest * m->gamma;
+    }
+    return t;
+}
+
 const rabred_alg_t rabred_alg_allreduce_bruck = {
     .coll = RABRED_COLL_ALLREDUCE,
     .id = 7,
@@ -140,4 +204,5 @@ const rabred_alg_t rabred_alg_allreduce_bruck = {
     .formula = "2 (K + W) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma, K = ceil(lg p), W = "
                "#{1 <= k < K : min(2^k, p - 2^k) >= 2}",
     .tuned_ids = {0},
+    .price = price,
 };

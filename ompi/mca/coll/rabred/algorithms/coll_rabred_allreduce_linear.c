@@ -28,6 +28,16 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* Rank 0's ports serialise everything: it takes the p-1 vectors one
+ * after another (each one-way, then reduced before the next receive is
+ * posted), then sends the result one-way to ranks 1, 2, ... in turn; the
+ * last receiver finishes last.  Nothing is sent when n = 0. */
+static double price(const rabred_price_call_t *c, const rabred_model_t *m)
+{
+    double n = (double)c->bytes, x = rabred_price_one_way(m, n);
+    return 0 == c->bytes ? 0.0 : (c->p - 1) * (2 * x + n * m->gamma);
+}
+
 const rabred_alg_t rabred_alg_allreduce_linear = {
     .coll = RABRED_COLL_ALLREDUCE,
     .id = 4,
@@ -37,4 +47,5 @@ const rabred_alg_t rabred_alg_allreduce_linear = {
                    "result to all (the classical reduce + broadcast; a baseline)",
     .formula = "2 (p-1) (alpha + n beta) + (p-1) n gamma",
     .tuned_ids = {1},
+    .price = price,
 };

@@ -118,7 +118,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
     int p = c->p;
-    double block = (double)c->bytes / p;
+    double block = rabred_price_block_bytes(c);
+    if (0 == c->bytes) {
+        return 0; /* the plans drop empty messages */
+    }
     double segs = c->seg_bytes > 0 && block > c->seg_bytes
                       ? (double)(int64_t)((block + c->seg_bytes - 1) / c->seg_bytes)
                       : 1.0;

@@ -32,7 +32,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
  * block; at p = 2 an exchange). */
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
-    double n = (double)c->bytes;
+    double n = rabred_price_block_bytes(c) * c->p;
+    if (0 == c->bytes) {
+        return 0; /* the plans drop empty messages */
+    }
     return rabred_price_pairwise_reduce_scatter(m, c->p, n) +
            (c->p - 1) * rabred_price_neighbour(m, c->p, n / c->p);
 }

@@ -28,6 +28,7 @@
  * Memory per process: TMP of count elements (ACC is the receive buffer).
  */
 #include "plan/rabred_phases.h"
+#include "algorithms/rabred_price_allreduce.h"
 #include "algorithms/rabred_table.h"
 
 static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
@@ -48,6 +49,42 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* The fold of a pair (n > 0): the halves are exchanged (one-way when
+ * n = 1: the lower half is empty), the extra reduces its upper half and
+ * sends it one-way to the proxy, whose own reduction of the lower half
+ * runs meanwhile. */
+static double fold_time(const rabred_model_t *m, int64_t count)
+{
+    double up = (double)(count - count / 2);
+    return rabred_price_pair(m, up, (double)(count / 2)) + up * m->gamma +
+           rabred_price_one_way(m, up);
+}
+
+/* The path of virtual rank 0: it starts last (rank 0 is a proxy when
+ * p != p'), and at every step of the halving and of the allgather its pair
+ * moves the largest windows of that step (the lowest blocks, which hold
+ * the count % p' longer ones) and it reduces the largest, so no rank
+ * finishes later.  At step s its pair exchanges the lower window of
+ * p'/2^(s+1) blocks for the upper one (exactly as the builder cuts them)
+ * in both phases, and it reduces the lower one; the proxies end with the
+ * one-way unfold.  Exact for every count. */
+static double price(const rabred_price_call_t *c, const rabred_model_t *m)
+{
+    int pof2 = rabred_pof2_floor(c->p), folded = pof2 != c->p;
+    int64_t count = c->bytes;
+    if (0 == count) {
+        return 0.0;
+    }
+    double t = folded ? fold_time(m, count) + rabred_price_one_way(m, (double)count) : 0.0;
+    for (int half = pof2 / 2; half >= 1; half /= 2) {
+        rabred_window_t lower = {0, half}, upper = {half, half};
+        double lo = (double)rabred_window_length(count, pof2, lower);
+        double hi = (double)rabred_window_length(count, pof2, upper);
+        t += 2 * rabred_price_pair(m, lo, hi) + lo * m->gamma;
+    }
+    return t;
+}
+
 const rabred_alg_t rabred_alg_allreduce_rabenseifner = {
     .coll = RABRED_COLL_ALLREDUCE,
     .id = 2,
@@ -59,4 +96,5 @@ const rabred_alg_t rabred_alg_allreduce_rabenseifner = {
     .formula = "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; else (2 lg p' + "
                "3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma",
     .tuned_ids = {6},
+    .price = price,
 };

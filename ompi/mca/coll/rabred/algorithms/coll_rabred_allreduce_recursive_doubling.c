@@ -45,6 +45,23 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* Every step moves and reduces the whole vector on every rank at once, so
+ * the path is the same for all: the fold (the extra's one-way vector, then
+ * the proxy's reduction) holds up the proxies' partners at step 0, lg p'
+ * exchanges each followed by a reduction, and the one-way unfold.  Nothing
+ * is sent when n = 0. */
+static double price(const rabred_price_call_t *c, const rabred_model_t *m)
+{
+    double n = (double)c->bytes, lg = rabred_log2_floor(c->p), fold = 0.0;
+    if (0 == c->bytes) {
+        return 0.0;
+    }
+    if (rabred_pof2_floor(c->p) != c->p) {
+        fold = 2 * rabred_price_one_way(m, n) + n * m->gamma;
+    }
+    return fold + lg * (rabred_price_exchange(m, n) + n * m->gamma);
+}
+
 const rabred_alg_t rabred_alg_allreduce_recursive_doubling = {
     .coll = RABRED_COLL_ALLREDUCE,
     .id = 1,
@@ -55,4 +72,5 @@ const rabred_alg_t rabred_alg_allreduce_recursive_doubling = {
     .formula = "(lg p' + 2[p != p']) alpha + (lg p' + 2[p != p']) n beta + (lg p' + [p != p']) "
                "n gamma",
     .tuned_ids = {3},
+    .price = price,
 };

@@ -43,6 +43,67 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* One walk of the tree for price(): message and reduction costs, the sum of
+ * the finish times of the nodes below the top, and the finish time of one
+ * tree rank (`mark`) below it. */
+typedef struct {
+    double c, g;
+    double sum;
+    int mark;
+    double mark_done;
+} tree_walk_t;
+
+static void finished(tree_walk_t *w, int t, double done)
+{
+    w->sum += done;
+    w->mark_done = t == w->mark ? done : w->mark_done;
+}
+
+/* The subtree of the m tree ranks from lo: returns when its top has reduced
+ * both children's results, T = max(T(a) + c + g, T(b)) + c + g (b > 0);
+ * its first child leaves at T(a) + c (its parent has posted that receive
+ * from the start), its second at max(T(a) + c + g, T(b)) + c (the receive
+ * is posted once the first child's vector is reduced: the same TMP). */
+static double subtree(tree_walk_t *w, int lo, int m)
+{
+    int a = m / 2, b = m - 1 - a;
+    if (m <= 1) {
+        return 0.0;
+    }
+    double first = subtree(w, lo + 1, a) + w->c;
+    finished(w, lo + 1, first);
+    if (0 == b) {
+        return first + w->g;
+    }
+    double second = subtree(w, lo + 1 + a, b);
+    second = (first + w->g > second ? first + w->g : second) + w->c;
+    finished(w, lo + 1 + a, second);
+    return second + w->g;
+}
+
+/* Every message is one-way (c = f_alpha alpha + n f_beta beta: a node
+ * receives from its children, then sends to its parent, never both with one
+ * peer), g = n gamma.  One walk of the p nodes (O(p)) sums their finish
+ * times: each child leaves when its parent has taken its vector, the top
+ * when it has reduced.  A non-commutative op with root != 0 adds the
+ * forward: tree rank 0 sends the result at T(p), when the root (tree rank
+ * root, done with its own part long before) waits for it, so both finish
+ * at T(p) + c.  Exact; nothing is sent when n = 0. */
+static double price(const rabred_price_call_t *c, const rabred_model_t *m)
+{
+    double n = (double)c->bytes;
+    int forward = !c->commutative && 0 != c->root;
+    tree_walk_t w = {rabred_price_one_way(m, n), n * m->gamma, 0.0, c->root, 0.0};
+    if (0 == c->bytes) {
+        return 0.0;
+    }
+    double top = subtree(&w, 0, c->p);
+    if (forward) {
+        return (w.sum - w.mark_done + 2 * (top + w.c)) / c->p;
+    }
+    return (w.sum + top) / c->p;
+}
+
 const rabred_alg_t rabred_alg_reduce_binary_tree = {
     .coll = RABRED_COLL_REDUCE,
     .id = 5,
@@ -54,4 +115,5 @@ const rabred_alg_t rabred_alg_reduce_binary_tree = {
     .formula = "T(p) (+ alpha + n beta when non-commutative and root != 0); T = max(T(a) + c + "
                "g, T(b)) + c + g, c = alpha + n beta, g = n gamma",
     .tuned_ids = {6, 4},
+    .price = price,
 };

@@ -184,6 +184,136 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     return plan->error;
 }
 
+/* ---- price ------------------------------------------------------------ */
+
+/* A subtree for the commutative price: when its top has reduced all of it
+ * and posts its send (ready), and the sum of the finish times of the ranks
+ * below its top.  Every rank arrives at 0, so these are absolute times. */
+typedef struct {
+    double ready, sum;
+} subtree_t;
+
+/* One round of gather_commutative's schedule at the top of a subtree: its
+ * children kid[0..take) (ready times, in readiness order), posted at
+ * `post`.  The vectors share the top's incoming port, first come first
+ * served (ties go by send order; all cost c, so the finish times are the
+ * same set either way); each child leaves when its vector is in.  Returns
+ * when the round's messages are done. */
+static double price_round(const subtree_t *kid, int take, double post, double c, double *sum)
+{
+    double ready[3], end = post;
+    for (int k = 0; k < take; k++) { /* sort by ready time, take <= 3 */
+        int j = k;
+        for (; j > 0 && ready[j - 1] > kid[k].ready; j--) {
+            ready[j] = ready[j - 1];
+        }
+        ready[j] = kid[k].ready;
+    }
+    for (int k = 0; k < take; k++) {
+        end = (ready[k] > end ? ready[k] : end) + c;
+        *sum += end;
+    }
+    return end;
+}
+
+/* The top of a subtree with children kid[0..n) of heights h (sorted by
+ * readiness), following gather_commutative round by round: round r's
+ * messages end at D, its reductions (one per child; the first round's
+ * include the input) start at max(D, the CPU) and cost g each; the next
+ * round is posted at once when its receive buffers are not the operands of
+ * those reductions (rabred_plan_can_post_early), else after them.  The
+ * send to the parent goes after the last reduction. */
+static subtree_t price_top(const subtree_t *kid, const int *h, int n, double c, double g)
+{
+    enum { TMP = 1, TMP2 = 2 }; /* the receive buffers that are reduced from */
+    subtree_t top = {0.0, 0.0};
+    int take = take_equal(h, 0, n, n < 2 ? n : 2, 3);
+    unsigned used = 3 == take ? TMP | TMP2 : 2 == take ? TMP : 0u;
+    unsigned next = 3 == take ? TMP : TMP2; /* a single round's buffer */
+    double post = 0.0, cpu = 0.0;
+    for (int i = 0; i < n; i += take) {
+        if (i > 0) {
+            take = take_equal(h, i, n, 1, 2);
+            unsigned bufs = 2 == take ? TMP | TMP2 : next;
+            next = 2 == take ? TMP : next ^ (TMP | TMP2);
+            post = 0 != (bufs & used) ? cpu : post; /* not posted early */
+            used = bufs;
+        }
+        double done = price_round(kid + i, take, post, c, &top.sum);
+        post = done > cpu ? done : cpu;
+        cpu = post + take * g;
+    }
+    top.ready = cpu;
+    return top;
+}
+
+/* The commutative tree of m tree ranks: the subtree of a child c spans
+ * [c, c + size), itself such a tree of `size` ranks, so with full[i] the
+ * tree of 2^i ranks only the last child of each level recurses: O(lg^2 p). */
+static subtree_t price_tree(int m, const subtree_t *full, double c, double g)
+{
+    subtree_t kid[32];
+    int h[32], n = 0;
+    double below = 0.0;
+    for (int i = 0; (1 << i) < m; i++) {
+        int bit = 1 << i, size = m - bit < bit ? m - bit : bit, hk = rabred_log2_ceil(size);
+        subtree_t sub = size == bit ? full[i] : price_tree(size, full, c, g);
+        int j = n++;
+        for (; j > 0 && h[j - 1] > hk; j--) { /* tree_children's readiness order */
+            kid[j] = kid[j - 1];
+            h[j] = h[j - 1];
+        }
+        kid[j] = sub;
+        h[j] = hk;
+        below += sub.sum;
+    }
+    subtree_t top = n > 0 ? price_top(kid, h, n, c, g) : (subtree_t){0.0, 0.0};
+    top.sum += below;
+    return top;
+}
+
+/* Every message is one-way: a child only sends to its parent, which only
+ * receives from it (c = f_alpha alpha + n f_beta beta), g = n gamma.
+ *  - Non-commutative: each node takes its children t + 2^j in increasing
+ *    j, one a round, each after reducing the one before.  The subtree of
+ *    child t + 2^j holds at most 2^j ranks, so it is ready by j (c + g),
+ *    exactly when its receive is posted: tree rank t leaves at
+ *    v(t) (c + g) + c, v(t) the exponent of t's lowest set bit, and rank 0
+ *    is done at L (c + g), L = ceil(lg p).  The sum of v(t) over t < p is
+ *    the sum over j >= 1 of (p-1) / 2^j.  A root != 0 posts its receive of
+ *    the result when its own part has left, before L (c + g), so it and
+ *    rank 0 both end at L (c + g) + c.
+ *  - Commutative: each top takes its children in gather_commutative's
+ *    rounds (price_top) over the tree of ranks relative to the root, the
+ *    same for every root.
+ * Exact; nothing is sent when n = 0. */
+static double price(const rabred_price_call_t *call, const rabred_model_t *m)
+{
+    int p = call->p, lg = rabred_log2_ceil(p);
+    double n = (double)call->bytes, c = rabred_price_one_way(m, n), g = n * m->gamma;
+    if (0 == call->bytes || p < 2) {
+        return 0.0;
+    }
+    if (call->commutative) {
+        subtree_t full[32];
+        for (int i = 0; (1 << i) <= p; i++) {
+            full[i] = price_tree(1 << i, full, c, g);
+        }
+        subtree_t all = price_tree(p, full, c, g);
+        return (all.sum + all.ready) / p;
+    }
+    double v = 0.0;
+    for (int j = 1; (1 << j) <= p - 1; j++) {
+        v += (p - 1) >> j;
+    }
+    double sum = v * (c + g) + (p - 1) * c + lg * (c + g);
+    if (0 != call->root) { /* the forward: the root and rank 0 leave at L (c + g) + c */
+        int low = rabred_log2_floor(call->root & -call->root);
+        sum += (lg - low) * (c + g) + c;
+    }
+    return sum / p;
+}
+
 const rabred_alg_t rabred_alg_reduce_binomial = {
     .coll = RABRED_COLL_REDUCE,
     .id = 1,
@@ -195,4 +325,5 @@ const rabred_alg_t rabred_alg_reduce_binomial = {
     .formula = "commutative: ceil(lg p) (alpha + n beta + n gamma); non-commutative, root != "
                "0: one more alpha + n beta",
     .tuned_ids = {5},
+    .price = price,
 };

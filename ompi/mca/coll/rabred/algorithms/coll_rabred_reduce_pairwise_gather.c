@@ -45,7 +45,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
     int p = c->p;
-    double n = (double)c->bytes;
+    double n = rabred_price_block_bytes(c) * p;
+    if (0 == c->bytes) {
+        return 0; /* the plans drop empty messages */
+    }
     return rabred_price_pairwise_reduce_scatter(m, p, n) +
            (double)(p - 1) * (p + 2) / (2.0 * p) * rabred_price_one_way(m, n / p);
 }

@@ -225,7 +225,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
  * the sender leaves at the root's pace from the third segment on. */
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
-    int p = c->p;
+    double p = c->p; /* (p-1)(p-2) overflows an int from p = 46343 */
+    if (0 == c->bytes) {
+        return 0; /* the plans drop empty messages */
+    }
     int64_t nseg = c->seg_bytes > 0 && c->bytes > c->seg_bytes
                        ? (c->bytes + c->seg_bytes - 1) / c->seg_bytes
                        : 1;

@@ -43,6 +43,13 @@ static inline double rabred_price_exchange(const rabred_model_t *m, double bytes
     return m->alpha + bytes * m->beta;
 }
 
+/* The largest of p blocks of the call's bytes (rabred_block_length): a
+ * ring's every step carries one, so uneven blocks cost as the largest. */
+static inline double rabred_price_block_bytes(const rabred_price_call_t *call)
+{
+    return (double)((call->bytes + call->p - 1) / call->p);
+}
+
 /* A message of `bytes` to a ring neighbour: one-way, except at p = 2,
  * where the neighbours on both sides are the same peer (an exchange). */
 static inline double rabred_price_neighbour(const rabred_model_t *m, int p, double bytes)

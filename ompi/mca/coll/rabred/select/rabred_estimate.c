@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/rabred_decide.h"
+#include "select/rabred_select.h"
 #include "sim/rabred_sim.h"
 #include "plan/rabred_toolkit.h"
 
@@ -292,7 +292,7 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
         if (!alg->arrival_aware || NULL != rabred_alg_violation(alg, call)) {
             continue;
         }
-        double factor = rabred_decide_arrival_factor(alg, call->p,
+        double factor = rabred_select_arrival_factor(alg, call->p,
                                                      call->count * (int64_t)type_size);
         if (!(factor > 0)) {
             continue; /* kept out of this cell by the measured table */

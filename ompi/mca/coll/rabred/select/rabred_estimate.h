@@ -29,7 +29,7 @@
  * cost model and the estimated offsets, against the balanced choice under
  * the same offsets, by the average elapsed time over ranks (seed 004's
  * metric; an arrival-aware plan's time times the measured table's factor
- * for it, rabred_decide_arrival_factor); one wins only when it saves at
+ * for it, rabred_select_arrival_factor); one wins only when it saves at
  * least min_gain (a fraction) of the call's balanced price (the saving cannot exceed what the call costs,
  * however late a rank is, so a fraction of the elapsed time, which is
  * mostly waiting, would never be reached for long delays).  When the

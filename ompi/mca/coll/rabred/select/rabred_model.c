@@ -3,6 +3,7 @@
  */
 #include "select/rabred_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim/rabred_sim.h"
@@ -89,31 +90,24 @@ static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1
 static int price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
                      const rabred_model_t *m, rabred_price_t *out)
 {
-    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
-    rabred_sim_model_t alpha_only, full;
-    sim_model(m, 1.0, 0.0, &alpha_only);
-    sim_model(m, 1.0, 1.0, &full);
     memset(out, 0, sizeof(*out));
-    if (alg->segmented && rabred_model_closed_form(alg, p, n1, seg_bytes, m) >= 0) {
-        /* its time steps with the segment count: the exact closed form,
-         * not a line through two sizes */
-        out->closed = alg;
+    if (NULL != alg->price) {
+        out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
     }
+    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
     int rc = sim_work(alg, p, n2, seg_bytes, &work);
-    if (RABRED_OK == rc && work > SIM_BUDGET) {
-        fit(out, rabred_model_closed_form(alg, p, 2 * p, seg_bytes, m),
-            rabred_model_closed_form(alg, p, n1, seg_bytes, m),
-            rabred_model_closed_form(alg, p, n2, seg_bytes, m), n1, n2);
-        return RABRED_OK;
+    if (RABRED_OK != rc || work > SIM_BUDGET) {
+        return rc; /* too large to simulate: left unpriced, alike on every rank */
     }
+    rabred_sim_model_t alpha_only, full;
+    sim_model(m, 1.0, 0.0, &alpha_only);
+    sim_model(m, 1.0, 1.0, &full);
     /* alpha part at the smallest even size: one segment per block */
     int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
     double t0 = -1, t1 = -1, t2 = -1;
-    if (RABRED_OK == rc) {
-        rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, &t0);
-    }
+    rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, &t0);
     if (RABRED_OK == rc) {
         rc = simulate_time(alg, p, commutative, n1, seg_bytes, &full, &t1);
     }
@@ -173,18 +167,85 @@ int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
     return rc;
 }
 
-double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
-                             int index, int64_t bytes)
+double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t *alg, int root,
+                              int commutative, int64_t bytes)
 {
-    const rabred_price_t *price = &book->price[coll][commutative ? 1 : 0][index];
+    int index = alg->id - 1; /* the table is in id order */
+    if (index < 0 || index >= RABRED_TABLE_MAX) {
+        return -1.0;
+    }
+    const rabred_price_t *price = &book->price[alg->coll][commutative ? 1 : 0][index];
     if (!price->ok) {
         return -1.0;
     }
     if (NULL != price->closed) {
-        return rabred_model_closed_form(price->closed, book->p, bytes, book->seg_bytes,
-                                        &book->model);
+        rabred_price_call_t call = {book->p, root, commutative ? 1 : 0, bytes, book->seg_bytes};
+        return price->closed->price(&call, &book->model);
     }
     return price->fixed + price->per_byte * (double)bytes;
+}
+
+double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
+                             int index, int64_t bytes)
+{
+    const rabred_alg_t *alg = rabred_table_at(coll, index);
+    int root = RABRED_COLL_REDUCE == coll ? 0 : -1;
+    return NULL != alg ? rabred_pricebook_price(book, alg, root, commutative, bytes) : -1.0;
+}
+
+static int same_model(const rabred_model_t *a, const rabred_model_t *b)
+{
+    return a->alpha == b->alpha && a->beta == b->beta && a->gamma == b->gamma &&
+           a->f_alpha == b->f_alpha && a->f_beta == b->f_beta;
+}
+
+/* The registry's book for (p, seg_bytes, model), or a new empty one. */
+static rabred_pricebook_t *book_for(rabred_pricebooks_t *books, int p, int64_t seg_bytes,
+                                    const rabred_model_t *model)
+{
+    for (int i = 0; i < books->n; i++) {
+        rabred_pricebook_t *b = books->books[i];
+        if (b->p == p && b->seg_bytes == seg_bytes && same_model(&b->model, model)) {
+            return b;
+        }
+    }
+    if (books->n == books->cap) {
+        int cap = books->cap ? 2 * books->cap : 8;
+        rabred_pricebook_t **grown = realloc(books->books, (size_t)cap * sizeof(*grown));
+        if (NULL == grown) {
+            return NULL;
+        }
+        books->books = grown;
+        books->cap = cap;
+    }
+    rabred_pricebook_t *b = calloc(1, sizeof(*b));
+    if (NULL != b) {
+        b->p = p;
+        b->seg_bytes = seg_bytes;
+        b->model = *model;
+        books->books[books->n++] = b;
+    }
+    return b;
+}
+
+int rabred_pricebooks_get(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
+                          int64_t seg_bytes, const rabred_model_t *model,
+                          const rabred_pricebook_t **book)
+{
+    rabred_pricebook_t *b = book_for(books, p, seg_bytes, model);
+    int rc = NULL != b ? rabred_pricebook_ensure(b, coll, p, seg_bytes, model, NULL)
+                       : RABRED_ERR_NOMEM;
+    *book = RABRED_OK == rc ? b : NULL;
+    return rc;
+}
+
+void rabred_pricebooks_free(rabred_pricebooks_t *books)
+{
+    for (int i = 0; i < books->n; i++) {
+        free(books->books[i]);
+    }
+    free(books->books);
+    memset(books, 0, sizeof(*books));
 }
 
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,

@@ -1,28 +1,27 @@
 /*
  * The cost model behind the built-in decision (seed 000 sec. 2.1 and 3).
  *
- * A call of n bytes per rank costs, for each algorithm, what the simulator
- * says its plans cost under alpha (per message), beta (per byte sent) and
- * gamma (per byte reduced), with one-way messages charged f_alpha * alpha +
- * len * f_beta * beta (an exchange with one peer, alpha + len * beta).  The
- * simulator follows every rank's critical path, so trees, folds, cascades
- * and pipelines are priced as they run, not as a formula approximates them.
+ * A call of n bytes per rank costs, for each algorithm, what its plans cost
+ * under alpha (per message), beta (per byte sent) and gamma (per byte
+ * reduced), with one-way messages charged f_alpha * alpha + len * f_beta *
+ * beta (an exchange with one peer, alpha + len * beta), measured along the
+ * critical path of all p ranks' plans as the simulator runs them.
  *
- * For one communicator size the price of every algorithm is affine in n
- * (exactly so for n a multiple of 2 p p'; the segmented ring's alpha term
- * grows with its segment count, which the fit at large n includes):
- * price(n) = fixed + per_byte * n.  A price book holds these two numbers
- * per collective, commutativity and algorithm; it is filled once per
- * communicator size (a few milliseconds for O(lg p)-round algorithms) and
- * then each call's decision is a handful of multiply-adds.
+ * Every balanced algorithm states that price in closed form in its
+ * descriptor (rabred_alg_t.price; test_prices_* check each one against the
+ * simulator for every p up to 300 and samples to 1024, under several
+ * models): a price is then a few dozen arithmetic operations at any p, and
+ * the first call on a communicator of 4096 ranks is priced in microseconds
+ * (bench/rabred_bench --first-call).  An algorithm without a closed form
+ * is priced by the simulator instead: its time at three sizes, fitted as
+ * fixed + per_byte * n (exact for n a multiple of 2 p p'), about 10 ms per
+ * algorithm at p = 64, O(p^2) for O(p)-round plans, and skipped where
+ * that would cost more than SIM_BUDGET.
  *
- * Algorithms whose simulation would cost more than about 10 ms (O(p)
- * rounds at large p: O(p^2) messages) are priced by closed forms instead:
- * ring has one; linear has none and is then not priced (never competitive
- * there).  Segmented algorithms (the table's `segmented`: segmented ring,
- * pipeline) are always priced by their closed forms, since their time
- * steps with the segment count.  test_model checks every closed form
- * against the simulator.
+ * A price book holds, per collective and commutativity, each algorithm's
+ * price for one communicator size, segment size and model.  Books are
+ * shared: the component keeps one registry (rabred_pricebooks_t), so every
+ * communicator of the same size reads the same book, filled once.
  *
  * Arrival-aware algorithms (rabred_alg_t.arrival_aware, seed 004) are not
  * priced: this model assumes every rank arrives at once, where they are no
@@ -34,6 +33,26 @@
 #include <stdint.h>
 
 #include "sim/rabred_sim.h"
+
+/* Cost-model defaults, measured with bench/rabred_netmodel on rabred's
+ * emulated cluster (2 hosts, 100 Mbit/s tbf links, TCP BTL; numbers and
+ * commands in bench/cluster/README.md):
+ *  - alpha: an 8 B exchange with one peer, 10.7 us; f_alpha = one-way
+ *    latency / exchange latency = 7.35 / 10.7 = 0.69;
+ *  - beta: a same-peer exchange above the TCP BTL's 64 KiB eager limit is
+ *    bimodal, either as fast as one way or exactly twice as slow (the
+ *    rendezvous handshake waits behind the other direction's data on the
+ *    one connection per peer).  We take the slow mode, 2 x the one-way
+ *    8.36e-8 s/B: a decision that relies on the lucky mode loses 2x when it
+ *    does not come; f_beta = 0.5 is then the one-way cost exactly;
+ *  - gamma: MPI_Reduce_local of doubles, 2.1e-11 s/B at 1 MiB up to
+ *    5.7e-11 at 64 MiB; 3.5e-11 (16 MiB) in between. */
+#define RABRED_DEFAULT_ALPHA 1.07e-5
+#define RABRED_DEFAULT_BETA 1.67e-7
+#define RABRED_DEFAULT_GAMMA 3.5e-11
+#define RABRED_DEFAULT_F_ALPHA 0.69
+#define RABRED_DEFAULT_F_BETA 0.5
+
 #include "algorithms/rabred_table.h"
 
 
@@ -67,10 +86,28 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
 int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
                             int64_t seg_bytes, const rabred_model_t *model, int *filled);
 
-/* Predicted seconds for n bytes per rank with table entry `index`, or < 0
- * when it was not priced. */
+/* Predicted seconds of `alg` for n bytes per rank (reduce: to `root`), or
+ * < 0 when it is not priced. */
+double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t *alg, int root,
+                              int commutative, int64_t bytes);
+
+/* The same for table entry `index`, reduce to root 0. */
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
                              int index, int64_t bytes);
+
+/* The books of every communicator size in use, shared by all
+ * communicators (the component holds one, and serialises calls to it). */
+typedef struct {
+    rabred_pricebook_t **books;
+    int n, cap;
+} rabred_pricebooks_t;
+
+/* The book for (p, seg_bytes, model) with `coll` priced, filling it on
+ * first use.  RABRED_OK (*book set) or RABRED_ERR_NOMEM (*book NULL). */
+int rabred_pricebooks_get(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
+                          int64_t seg_bytes, const rabred_model_t *model,
+                          const rabred_pricebook_t **book);
+void rabred_pricebooks_free(rabred_pricebooks_t *books);
 
 /* What a price measures.  MPI_Allreduce: the completion time (every rank
  * ends with the result, all at about the same moment).  MPI_Reduce: seed
@@ -81,8 +118,8 @@ double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll,
  * on completion time).  Also the benchmark's metric. */
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
 
-/* The closed forms used above RABRED_MODEL_SIM_MAX_P (exported for the
- * test that checks them against the simulator); < 0 when there is none. */
+/* alg's closed-form price (reduce: root 0, a commutative op), or < 0 when
+ * it has none. */
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
                                 const rabred_model_t *model);
 

@@ -1,6 +1,7 @@
 /*
- * Rules files (coll_rabred_rules_file): parse, validate, prune, look up,
- * write.  Pure C, no MPI: unit-tested with valid, invalid and hostile input.
+ * Rules files (coll_rabred_rules_file): parse, validate, prune, look up
+ * (the writers, for rabred-tune, are in rabred_rules_write.h).  Pure C, no
+ * MPI: unit-tested with valid, invalid and hostile input.
  *
  * Two formats, told apart by the first token that is not a comment:
  *
@@ -38,8 +39,8 @@
 #ifndef RABRED_RULES_H
 #define RABRED_RULES_H
 
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "algorithms/rabred_table.h"
 
@@ -47,6 +48,10 @@
 #define RABRED_RULES_MAX_RULES 10000
 #define RABRED_RULES_MAX_LINE 4096    /* longer lines are refused (binary junk) */
 #define RABRED_RULES_MAX_MESSAGES 20  /* errors (and, apart, warnings) reported per file */
+
+/* coll/tuned's ids of the two collectives in classic files. */
+#define RABRED_RULES_TUNED_ALLREDUCE 2
+#define RABRED_RULES_TUNED_REDUCE 11
 
 typedef struct {
     rabred_coll_t coll;
@@ -82,6 +87,14 @@ int rabred_rules_load(const char *path, rabred_rules_t *out, rabred_rules_report
 
 void rabred_rules_free(rabred_rules_t *rules);
 
+/* Is `rules` a list the functions below can walk (n >= 0, rules set when
+ * n > 0)? */
+int rabred_rules_usable(const rabred_rules_t *rules);
+
+/* A rule's algorithm as rules files spell it: the table name, "auto",
+ * "previous", or "?" for an id the table lacks. */
+const char *rabred_rules_alg_name(rabred_coll_t coll, int alg_id);
+
 /* The rules that can match a communicator of `comm_size` ranks, in order,
  * for one collective (done once per communicator, at module enable). */
 int rabred_rules_prune(const rabred_rules_t *all, rabred_coll_t coll, int comm_size,
@@ -101,14 +114,5 @@ const rabred_rule_t *rabred_rules_lookup(const rabred_rules_t *pruned, int64_t b
 #define RABRED_DIGEST_INIT 0xcbf29ce484222325ULL
 uint64_t rabred_digest(uint64_t h, const void *data, size_t len);
 uint64_t rabred_rules_digest(uint64_t h, const rabred_rules_t *rules);
-
-/* Writers (used by rabred-tune).  Named: every rule as one line.  Classic:
- * the rules must form tuned's grid (grouped by collective, comm_min then
- * msg_min ascending, commutative -1); algorithms without a tuned id are
- * written as 0 (tuned's own decision); gaps in the grid are written as 0
- * cells too.  Return RABRED_OK, or RABRED_ERR_ARG for rules the format
- * cannot hold (nothing is written then) or a write error. */
-int rabred_rules_write_named(FILE *f, const rabred_rules_t *rules);
-int rabred_rules_write_classic(FILE *f, const rabred_rules_t *rules);
 
 #endif /* RABRED_RULES_H */

@@ -1,181 +1,27 @@
 /*
- * The rabred simulator: see rabred_sim.h for what it proves and its model.
+ * The simulator's timing engine and its public entry points (rabred_sim.h).
+ *
+ * Compiles every rank's plan into a byte stream, then runs all p streams
+ * against each other: posting each round's transfers, matching sends with
+ * receives per (receiver, sender) pair in posting order, taking matched
+ * messages from one queue in (ready time, send order), holding each rank's
+ * ports, and running rounds' reductions.  The result is the run's time,
+ * avg_elapsed and counts, and the problems only a run can show: lengths
+ * that do not match, a deadlock, a message nobody receives.
+ *
+ * What the data checks need (contributions, run-length buffers, checks of
+ * plans and results) is in rabred_sim_check.c, behind rabred_sim_internal.h:
+ * pricing (cost_only) runs this file alone but for the plan checks, and a
+ * reader of the timing model finds it here without the verification
+ * around it.  The engine hands the checks its events (a send posted, a
+ * message delivered, a round's local steps) only in full mode's first run.
  */
-#include "sim/rabred_sim.h"
+#include "sim/rabred_sim_internal.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- contributions: what an element holds ------------------------------ */
-
-/* An element's value as a set of rank contributions.  lo..hi and `ordered`
- * say whether they were combined as one rank-ordered run; n and the hash
- * sum identify the multiset (hashes are random 64-bit words per rank). */
-typedef struct {
-    int32_t lo, hi, n;
-    uint8_t valid, ordered;
-    uint64_t hash;
-} contrib_t;
-
-static uint64_t rank_hash(int rank)
-{
-    uint64_t z = (uint64_t)rank + 0x9e3779b97f4a7c15ULL;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static contrib_t combine(contrib_t first, contrib_t second)
-{
-    contrib_t c;
-    memset(&c, 0, sizeof(c));
-    if (!first.valid || !second.valid) {
-        return c; /* garbage in, garbage out */
-    }
-    c.valid = 1;
-    c.n = first.n + second.n;
-    c.hash = first.hash + second.hash;
-    c.ordered = first.ordered && second.ordered && first.hi + 1 == second.lo;
-    c.lo = first.lo < second.lo ? first.lo : second.lo;
-    c.hi = first.hi > second.hi ? first.hi : second.hi;
-    return c;
-}
-
-static int same(contrib_t a, contrib_t b)
-{
-    return a.valid == b.valid && a.ordered == b.ordered && a.lo == b.lo && a.hi == b.hi &&
-           a.n == b.n && a.hash == b.hash;
-}
-
-/* ---- run-length buffers ------------------------------------------------ */
-
-typedef struct {
-    int64_t start; /* the run lasts until the next run's start */
-    contrib_t c;
-} run_t;
-
-typedef struct {
-    run_t *runs;
-    int n, cap;
-} runs_t;
-
-static int runs_push(runs_t *r, int64_t start, contrib_t c)
-{
-    if (r->n > 0 && same(r->runs[r->n - 1].c, c)) {
-        return RABRED_OK; /* merge equal neighbours: keeps buffers short */
-    }
-    if (r->n == r->cap) {
-        int ncap = r->cap ? 2 * r->cap : 8;
-        run_t *grown = realloc(r->runs, (size_t)ncap * sizeof(run_t));
-        if (NULL == grown) {
-            return RABRED_ERR_NOMEM;
-        }
-        r->runs = grown;
-        r->cap = ncap;
-    }
-    r->runs[r->n].start = start;
-    r->runs[r->n].c = c;
-    r->n++;
-    return RABRED_OK;
-}
-
-/* Index of the run holding element pos (buffer must start at 0). */
-static int run_at(const runs_t *b, int64_t pos)
-{
-    int lo = 0, hi = b->n - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (b->runs[mid].start <= pos) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return lo;
-}
-
-/* out = the runs of b over [off, off+len), positions relative to off. */
-static int runs_extract(const runs_t *b, int64_t off, int64_t len, runs_t *out)
-{
-    out->n = 0;
-    for (int i = run_at(b, off); i < b->n && b->runs[i].start < off + len; i++) {
-        int64_t s = b->runs[i].start > off ? b->runs[i].start - off : 0;
-        if (runs_push(out, s, b->runs[i].c) != RABRED_OK) {
-            return RABRED_ERR_NOMEM;
-        }
-    }
-    return RABRED_OK;
-}
-
-/* Replace [off, off+len) of *b (total length total) by src (relative), in
- * place: only the runs after the range move, and only when their number
- * changes, so a store costs O(lg runs + src runs) in the common case (the
- * neighbour ring keeps p runs in ACC and rewrites one at a time).  scratch
- * holds the new runs on the way. */
-static int runs_store(runs_t *b, int64_t total, int64_t off, int64_t len, const runs_t *src,
-                      runs_t *scratch)
-{
-    int i = run_at(b, off), rc = RABRED_OK;
-    int first = b->runs[i].start < off ? i + 1 : i, last = b->n; /* runs [first, last) go */
-    scratch->n = 0;
-    for (int k = 0; k < src->n && RABRED_OK == rc; k++) {
-        rc = runs_push(scratch, off + src->runs[k].start, src->runs[k].c);
-    }
-    if (off + len < total && RABRED_OK == rc) { /* the rest of the run holding off + len */
-        int j = run_at(b, off + len);
-        rc = runs_push(scratch, off + len, b->runs[j].c);
-        last = j + 1;
-    }
-    if (RABRED_OK != rc) {
-        return rc;
-    }
-    /* merge equal neighbours where the new runs meet the kept ones */
-    const run_t *add = scratch->runs;
-    int nadd = scratch->n;
-    if (nadd > 0 && first > 0 && same(b->runs[first - 1].c, add[0].c)) {
-        add++;
-        nadd--;
-    }
-    if (last < b->n && (nadd > 0 ? same(add[nadd - 1].c, b->runs[last].c)
-                                 : first > 0 && same(b->runs[first - 1].c, b->runs[last].c))) {
-        last++;
-    }
-    int n = b->n - (last - first) + nadd;
-    if (n > b->cap) {
-        run_t *grown = realloc(b->runs, (size_t)n * 2 * sizeof(run_t));
-        if (NULL == grown) {
-            return RABRED_ERR_NOMEM;
-        }
-        b->runs = grown;
-        b->cap = n * 2;
-    }
-    if (last != first + nadd) {
-        memmove(&b->runs[first + nadd], &b->runs[last], (size_t)(b->n - last) * sizeof(run_t));
-    }
-    memcpy(&b->runs[first], add, (size_t)nadd * sizeof(run_t));
-    b->n = n;
-    return RABRED_OK;
-}
-
-/* out = first (op) second, elementwise; both cover [0, len). */
-static int runs_combine(const runs_t *first, const runs_t *second, int64_t len, runs_t *out)
-{
-    out->n = 0;
-    int i = 0, j = 0, rc = RABRED_OK;
-    int64_t pos = 0;
-    while (pos < len && RABRED_OK == rc) {
-        rc = runs_push(out, pos, combine(first->runs[i].c, second->runs[j].c));
-        int64_t ni = i + 1 < first->n ? first->runs[i + 1].start : len;
-        int64_t nj = j + 1 < second->n ? second->runs[j + 1].start : len;
-        pos = ni < nj ? ni : nj;
-        i += ni == pos;
-        j += nj == pos;
-    }
-    return rc;
-}
 
 /* ---- compiled plans ---------------------------------------------------- */
 
@@ -372,13 +218,6 @@ typedef struct {
     int early;           /* the current round's CW_EARLY */
 } simrank_t;
 
-/* The data a rank holds (full mode only). */
-typedef struct {
-    rabred_plan_t plan;
-    runs_t *buf[RABRED_NBUFS]; /* INPUT may alias ACC */
-    runs_t own[RABRED_NBUFS];
-} rankdata_t;
-
 /* A message, from its first posted half (send or receive) to its end.
  * Slots are pooled: no allocation per message. */
 typedef struct {
@@ -411,14 +250,12 @@ typedef struct {
 } gref_t;
 
 typedef struct {
-    const rabred_sim_call_t *call;
+    rabred_sim_ctx_t ctx; /* the call, the result being filled in, rc */
     const rabred_sim_model_t *model;
-    rabred_sim_result_t *res;
     simrank_t *ranks;
-    rankdata_t *data; /* full mode: each rank's plan and buffers */
-    int with_data;    /* move data in this run (full mode, first model) */
+    rabred_sim_data_t *data; /* full mode: the ranks' plans and buffers */
+    int with_data;           /* move data in this run (full mode, first model) */
     msg_t *msgs;
-    runs_t *msgdata; /* full mode: the snapshot of each slot's sent range */
     int32_t nmsgs, capmsgs, freemsg;
     /* Posted halves waiting for the other half, per (receiver, sender)
      * pair, in posting order (MPI's non-overtaking rule): all sends or all
@@ -437,47 +274,11 @@ typedef struct {
     chunk_t *arena;
     /* compile scratch */
     rabred_plan_t plan; /* cost_only: one plan reused for every rank */
-    struct span_s *spans;
-    int32_t capspans;
     uint32_t *seen, stamp; /* per peer: received from in this round */
     const uint8_t **code_of; /* each rank's compiled plan */
     uint8_t *code;         /* the rank being compiled */
     int32_t capcode;
-    runs_t s1, s2, s3; /* scratch */
-    int rc;
 } sim_t;
-
-static void fail(sim_t *s, const char *fmt, ...)
-{
-    if (!s->res->ok) {
-        return; /* keep the first problem */
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(s->res->error, sizeof(s->res->error), fmt, ap);
-    va_end(ap);
-    s->res->ok = 0;
-}
-
-/* Grow *array (of *cap elements of `size` bytes) to hold at least `need`. */
-static int grow(sim_t *s, void **array, int32_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap) {
-        return 1;
-    }
-    int64_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        ncap *= 2;
-    }
-    void *grown = ncap <= INT32_MAX ? realloc(*array, (size_t)ncap * size) : NULL;
-    if (NULL == grown) {
-        s->rc = RABRED_ERR_NOMEM;
-        return 0;
-    }
-    *array = grown;
-    *cap = (int32_t)ncap;
-    return 1;
-}
 
 /* ---- the queue of matched messages ------------------------------------- */
 
@@ -499,7 +300,8 @@ static inline int event_less(const event_t *a, const event_t *b)
 
 static void heap_push(sim_t *s, event_t e)
 {
-    if (!grow(s, (void **)&s->heap, &s->capheap, s->nheap + 1, sizeof(event_t))) {
+    if (!rabred_sim_grow(&s->ctx, (void **)&s->heap, &s->capheap, s->nheap + 1,
+                         sizeof(event_t))) {
         return;
     }
     int i = s->nheap++;
@@ -530,7 +332,8 @@ static event_t heap_pop(sim_t *s)
 
 static void gheap_push(sim_t *s, gref_t g)
 {
-    if (!grow(s, (void **)&s->gheap, &s->capgheap, s->ngheap + 1, sizeof(gref_t))) {
+    if (!rabred_sim_grow(&s->ctx, (void **)&s->gheap, &s->capgheap, s->ngheap + 1,
+                         sizeof(gref_t))) {
         return;
     }
     int i = s->ngheap++;
@@ -572,7 +375,8 @@ static void group_new(sim_t *s, slot_t *slot, uint64_t key, double ready, int32_
     int32_t gi = s->freegroup;
     if (gi >= 0) {
         s->freegroup = s->groups[gi].head;
-    } else if (grow(s, (void **)&s->groups, &s->capgroups, s->ngroups + 1, sizeof(group_t))) {
+    } else if (rabred_sim_grow(&s->ctx, (void **)&s->groups, &s->capgroups, s->ngroups + 1,
+                               sizeof(group_t))) {
         gi = s->ngroups++;
     } else {
         return;
@@ -592,7 +396,7 @@ static inline void queue_push(sim_t *s, double ready, int32_t m)
     s->msgs[m].next = -1;
     if (NULL == g || g->ready != ready) {
         if (!map_reserve(&s->group_of)) {
-            s->rc = RABRED_ERR_NOMEM;
+            s->ctx.rc = RABRED_ERR_NOMEM;
             return;
         }
         uint64_t key = time_key(ready);
@@ -649,18 +453,9 @@ static inline int32_t msg_new(sim_t *s, int src, int dst)
     if (m >= 0) {
         s->freemsg = s->msgs[m].next;
     } else {
-        int32_t cap = s->capmsgs;
-        if (!grow(s, (void **)&s->msgs, &s->capmsgs, s->nmsgs + 1, sizeof(msg_t))) {
+        if (!rabred_sim_grow(&s->ctx, (void **)&s->msgs, &s->capmsgs, s->nmsgs + 1,
+                             sizeof(msg_t))) {
             return -1;
-        }
-        if (NULL != s->data && s->capmsgs != cap) {
-            runs_t *grown = realloc(s->msgdata, (size_t)s->capmsgs * sizeof(runs_t));
-            if (NULL == grown) {
-                s->rc = RABRED_ERR_NOMEM;
-                return -1;
-            }
-            memset(grown + cap, 0, (size_t)(s->capmsgs - cap) * sizeof(runs_t));
-            s->msgdata = grown;
         }
         m = s->nmsgs++;
     }
@@ -679,7 +474,7 @@ static inline uint64_t box_key(int dst, int src)
 static int32_t box_take(sim_t *s, int dst, int src, int sending)
 {
     if (!map_reserve(&s->boxes)) {
-        s->rc = RABRED_ERR_NOMEM;
+        s->ctx.rc = RABRED_ERR_NOMEM;
         return -1;
     }
     uint64_t key = box_key(dst, src);
@@ -714,8 +509,8 @@ static inline void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len
 {
     msg_t *msg = &s->msgs[m];
     if (recv_len != send_len) {
-        fail(s, "rank %d receives %lld elements from rank %d, which sends %lld", msg->dst,
-             (long long)recv_len, msg->src, (long long)send_len);
+        rabred_sim_fail(&s->ctx, "rank %d receives %lld elements from rank %d, which sends %lld",
+                        msg->dst, (long long)recv_len, msg->src, (long long)send_len);
     }
     msg->len = send_len;
     msg->post = msg->post > t ? msg->post : t;
@@ -737,12 +532,10 @@ static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi
         msg->sent = 1;
         msg->one_way = (uint8_t)(word & CW_ONE_WAY);
         msg->seq = s->seq++;
-        s->res->messages++;
-        s->res->elements_sent += len;
+        s->ctx.res->messages++;
+        s->ctx.res->elements_sent += len;
         if (s->with_data) {
-            rankdata_t *d = &s->data[rank];
-            const rabred_xfer_t *px = &d->plan.xfers[xi];
-            s->rc = runs_extract(d->buf[px->buf], px->off, px->len, &s->msgdata[m]);
+            s->ctx.rc = rabred_sim_data_send(s->data, rank, xi, m);
         }
     } else {
         msg->received = 1;
@@ -756,42 +549,12 @@ static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi
     }
 }
 
-/* Full mode: run the local steps of round `round` on the rank's data. */
-static void apply_locals(sim_t *s, rankdata_t *d, int round)
-{
-    const rabred_round_t *rd = &d->plan.rounds[round];
-    for (int k = 0; k < rd->nlocal && RABRED_OK == s->rc; k++) {
-        const rabred_local_t *l = &d->plan.locals[rd->first_local + k];
-        runs_t *src = d->buf[l->src], *dst = d->buf[l->dst];
-        if (RABRED_LOCAL_COPY == l->kind) {
-            if (src != dst) {
-                s->rc = runs_extract(src, l->off, l->len, &s->s1);
-                if (RABRED_OK == s->rc) {
-                    s->rc = runs_store(dst, s->call->count, l->off, l->len, &s->s1, &s->s3);
-                }
-            }
-            continue;
-        }
-        s->rc = runs_extract(src, l->off, l->len, &s->s1);
-        if (RABRED_OK == s->rc) {
-            s->rc = runs_extract(dst, l->off, l->len, &s->s2);
-        }
-        if (RABRED_OK == s->rc) {
-            s->rc = l->src_first ? runs_combine(&s->s1, &s->s2, l->len, &s->s3)
-                                 : runs_combine(&s->s2, &s->s1, l->len, &s->s3);
-        }
-        if (RABRED_OK == s->rc) {
-            s->rc = runs_store(dst, s->call->count, l->off, l->len, &s->s3, &s->s1);
-        }
-    }
-}
-
 /* The current round's local steps from time t (data in full mode); returns
  * when they end, and moves the rank on to its next round. */
 static double run_locals(sim_t *s, simrank_t *r, int rank, int32_t nxfer, double t)
 {
     if (s->with_data) {
-        apply_locals(s, &s->data[rank], r->round);
+        s->ctx.rc = rabred_sim_data_locals(s->data, rank, r->round);
     }
     r->cur = r->next;
     r->xfer += nxfer;
@@ -803,7 +566,7 @@ static double run_locals(sim_t *s, simrank_t *r, int rank, int32_t nxfer, double
 static void advance(sim_t *s, int rank, double t)
 {
     simrank_t *r = &s->ranks[rank];
-    while (r->round < r->nrounds && RABRED_OK == s->rc && s->res->ok) {
+    while (r->round < r->nrounds && RABRED_OK == s->ctx.rc && s->ctx.res->ok) {
         const uint8_t *in = r->cur;
         uint64_t head = get_varint(&in);
         int32_t nxfer = (int32_t)(head >> 2);
@@ -811,7 +574,7 @@ static void advance(sim_t *s, int rank, double t)
         r->reduced = (head & CW_FRESH_ROUND) ? (int64_t)get_varint(&in) : r->reduced;
         r->done = t;
         r->pending = r->nxfer = nxfer;
-        for (int32_t k = 0; k < nxfer && RABRED_OK == s->rc; k++) {
+        for (int32_t k = 0; k < nxfer && RABRED_OK == s->ctx.rc; k++) {
             uint64_t word = get_varint(&in);
             int send = 0 != (word & CW_SEND);
             if (word & CW_FRESH_XFER) {
@@ -858,130 +621,27 @@ static void finish_message(sim_t *s, event_t e)
     double end = start + fa * s->model->alpha + fb * s->model->beta * (double)msg->len;
     src->out_free = dst->in_free = end;
     if (s->with_data) {
-        rankdata_t *d = &s->data[msg->dst];
-        const rabred_xfer_t *px = &d->plan.xfers[msg->recv_xfer];
-        s->rc = runs_store(d->buf[px->buf], s->call->count, px->off, px->len,
-                           &s->msgdata[e.msg], &s->s3);
+        s->ctx.rc = rabred_sim_data_deliver(s->data, msg->dst, msg->recv_xfer, e.msg);
     }
     msg->next = s->freemsg; /* the slot is free again */
     s->freemsg = e.msg;
     src->done = end > src->done ? end : src->done;
     dst->done = end > dst->done ? end : dst->done;
-    if (0 == --src->pending && RABRED_OK == s->rc) {
+    if (0 == --src->pending && RABRED_OK == s->ctx.rc) {
         round_done(s, ends[0]);
     }
-    if (0 == --dst->pending && RABRED_OK == s->rc) {
+    if (0 == --dst->pending && RABRED_OK == s->ctx.rc) {
         round_done(s, ends[1]);
     }
 }
 
-/* ---- compiling and checking plans -------------------------------------- */
-
-static int wants_result(const rabred_sim_call_t *call, int rank)
-{
-    return call->root < 0 || call->root == rank;
-}
-
-/* Are INPUT and ACC one buffer at this rank (MPI_IN_PLACE)? */
-static int input_is_acc(const sim_t *s, int rank)
-{
-    return s->call->in_place && wants_result(s->call, rank);
-}
-
-/* A range of one of a rank's storage buffers (INPUT may be ACC). */
-typedef struct span_s {
-    int store;
-    int64_t off, end;
-} span_t;
-
-static int span_cmp(const void *a, const void *b)
-{
-    const span_t *x = a, *y = b;
-    if (x->store != y->store) {
-        return x->store < y->store ? -1 : 1;
-    }
-    return x->off < y->off ? -1 : x->off > y->off;
-}
-
-/* Does q overlap one of the sorted, disjoint recvs? */
-static int hits_recv(const span_t *recvs, int n, span_t q)
-{
-    int lo = 0, hi = n; /* first recv not before q in (store, off) order */
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (span_cmp(&recvs[mid], &q) < 0) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    for (int i = lo - 1; i <= lo; i++) {
-        if (i >= 0 && i < n && recvs[i].store == q.store && recvs[i].off < q.end &&
-            q.off < recvs[i].end) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Valid peers and ranges; local steps inside the vector; and, except in
- * cost_only mode (plans already proven), no receive overlaps another
- * transfer of the round (MPI forbids touching a receive buffer before the
- * receive completes).  Sorting keeps this O(n log n) for a root that
- * receives from every rank. */
-static int check_round(sim_t *s, int rank, const rabred_plan_t *plan, int round)
-{
-    const rabred_round_t *rd = &plan->rounds[round];
-    const rabred_xfer_t *xs = &plan->xfers[rd->first_xfer];
-    int alias = input_is_acc(s, rank), nrecv = 0, ok = 1;
-    if (!grow(s, (void **)&s->spans, &s->capspans, rd->nxfer, sizeof(span_t))) {
-        return 0;
-    }
-    for (int a = 0; a < rd->nxfer; a++) {
-        const rabred_xfer_t *x = &xs[a];
-        if (x->off < 0 || x->len < 0 || x->off + x->len > s->call->count || x->peer < 0 ||
-            x->peer >= s->call->p || x->peer == rank) {
-            fail(s, "rank %d: bad transfer (peer %d, range %lld+%lld)", rank, x->peer,
-                 (long long)x->off, (long long)x->len);
-            return 0;
-        }
-        if (RABRED_XFER_RECV == x->dir && !s->call->cost_only) {
-            int store = RABRED_BUF_INPUT == x->buf && alias ? RABRED_BUF_ACC : x->buf;
-            s->spans[nrecv++] = (span_t){store, x->off, x->off + x->len};
-        }
-    }
-    if (nrecv > 1) {
-        qsort(s->spans, (size_t)nrecv, sizeof(span_t), span_cmp);
-    }
-    for (int i = 1; i < nrecv && ok; i++) {
-        ok = !(s->spans[i].store == s->spans[i - 1].store && s->spans[i].off < s->spans[i - 1].end);
-    }
-    for (int a = 0; a < rd->nxfer && ok && nrecv > 0; a++) {
-        int store = RABRED_BUF_INPUT == xs[a].buf && alias ? RABRED_BUF_ACC : xs[a].buf;
-        span_t q = {store, xs[a].off, xs[a].off + xs[a].len}, *r = &s->spans[0];
-        ok = RABRED_XFER_RECV == xs[a].dir ||
-             (1 == nrecv ? !(r->store == store && r->off < q.end && q.off < r->end)
-                         : !hits_recv(s->spans, nrecv, q));
-    }
-    if (!ok) {
-        fail(s, "rank %d round %d: a receive overlaps another transfer", rank, round);
-        return 0;
-    }
-    for (int k = 0; k < rd->nlocal; k++) {
-        const rabred_local_t *l = &plan->locals[rd->first_local + k];
-        if (l->off < 0 || l->off + l->len > s->call->count) {
-            fail(s, "rank %d round %d: local step outside the vector", rank, round);
-            return 0;
-        }
-    }
-    return 1;
-}
+/* ---- compiling plans --------------------------------------------------- */
 
 /* Marks the peers this rank receives from in the round being compiled. */
 static void next_stamp(sim_t *s)
 {
     if (0 == ++s->stamp) {
-        memset(s->seen, 0, (size_t)s->call->p * sizeof(uint32_t));
+        memset(s->seen, 0, (size_t)s->ctx.call->p * sizeof(uint32_t));
         s->stamp = 1;
     }
 }
@@ -991,11 +651,13 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
 {
     int64_t reduced = 0, last_len[2] = {0, 0}; /* the engine's registers */
     int32_t used = 0;
-    for (int k = 0; k < plan->nrounds && RABRED_OK == s->rc; k++) {
+    int alias = rabred_sim_input_is_acc(s->ctx.call, rank);
+    for (int k = 0; k < plan->nrounds && RABRED_OK == s->ctx.rc; k++) {
         const rabred_round_t *rd = &plan->rounds[k];
         const rabred_xfer_t *xs = &plan->xfers[rd->first_xfer];
-        if (!check_round(s, rank, plan, k) ||
-            !grow(s, (void **)&s->code, &s->capcode, used + 20 * ((int64_t)rd->nxfer + 1), 1)) {
+        if (!rabred_sim_check_round(&s->ctx, s->data, rank, plan, k) ||
+            !rabred_sim_grow(&s->ctx, (void **)&s->code, &s->capcode,
+                             used + 20 * ((int64_t)rd->nxfer + 1), 1)) {
             return;
         }
         next_stamp(s);
@@ -1008,7 +670,7 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
             red += RABRED_LOCAL_REDUCE == l->kind ? l->len : 0;
         }
         uint64_t head = (uint64_t)rd->nxfer << 2 | (red != reduced ? CW_FRESH_ROUND : 0) |
-                        (rabred_plan_can_post_early(plan, k, input_is_acc(s, rank)) ? CW_EARLY : 0);
+                        (rabred_plan_can_post_early(plan, k, alias) ? CW_EARLY : 0);
         uint8_t *out = put_varint(s->code + used, head);
         if (red != reduced) {
             out = put_varint(out, (uint64_t)(reduced = red));
@@ -1027,7 +689,7 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
     }
     uint8_t *code = arena_alloc(&s->arena, (size_t)used);
     if (NULL == code) {
-        s->rc = RABRED_ERR_NOMEM;
+        s->ctx.rc = RABRED_ERR_NOMEM;
         return;
     }
     memcpy(code, s->code, (size_t)used);
@@ -1044,42 +706,24 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->arrival = NULL;
 }
 
-/* Full mode: the rank's buffers, INPUT holding its own contribution. */
-static int setup_data(sim_t *s, int rank)
-{
-    rankdata_t *d = &s->data[rank];
-    contrib_t mine = {rank, rank, 1, 1, 1, rank_hash(rank)}, garbage;
-    memset(&garbage, 0, sizeof(garbage));
-    int rc = RABRED_OK;
-    for (int b = 0; b < RABRED_NBUFS && RABRED_OK == rc; b++) {
-        d->buf[b] = &d->own[b];
-        rc = runs_push(&d->own[b], 0, b == RABRED_BUF_INPUT ? mine : garbage);
-    }
-    if (RABRED_OK == rc && input_is_acc(s, rank)) {
-        d->buf[RABRED_BUF_INPUT] = d->buf[RABRED_BUF_ACC];
-        d->own[RABRED_BUF_ACC].runs[0].c = mine;
-    }
-    return rc;
-}
-
 static int setup_rank(sim_t *s, int rank)
 {
-    const rabred_sim_call_t *call = s->call;
-    rabred_plan_t *plan = NULL != s->data ? &s->data[rank].plan : &s->plan;
+    const rabred_sim_call_t *call = s->ctx.call;
+    rabred_plan_t *plan = NULL != s->data ? rabred_sim_data_plan(s->data, rank) : &s->plan;
     rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
-                               call->seg_count, call->arrival, input_is_acc(s, rank)};
+                               call->seg_count, call->arrival, rabred_sim_input_is_acc(call, rank)};
     int rc = rabred_plan_build(call->build, &args, plan);
     if (RABRED_OK != rc) {
         return rc;
     }
-    if (plan->nrounds > s->res->max_rounds) {
-        s->res->max_rounds = plan->nrounds;
+    if (plan->nrounds > s->ctx.res->max_rounds) {
+        s->ctx.res->max_rounds = plan->nrounds;
     }
     compile_rank(s, rank, plan);
-    if (RABRED_OK == s->rc && NULL != s->data) {
-        s->rc = setup_data(s, rank);
+    if (RABRED_OK == s->ctx.rc && NULL != s->data) {
+        s->ctx.rc = rabred_sim_data_setup_rank(s->data, rank);
     }
-    return s->rc;
+    return s->ctx.rc;
 }
 
 /* After a run: for each rank, the sender of the oldest send to it that met
@@ -1089,9 +733,9 @@ static int *unreceived_senders(sim_t *s)
     if (0 == s->boxes.n) {
         return NULL;
     }
-    int *src = malloc((size_t)s->call->p * sizeof(int));
-    uint64_t *seq = malloc((size_t)s->call->p * sizeof(uint64_t));
-    for (int i = 0; NULL != src && NULL != seq && i < s->call->p; i++) {
+    int *src = malloc((size_t)s->ctx.call->p * sizeof(int));
+    uint64_t *seq = malloc((size_t)s->ctx.call->p * sizeof(uint64_t));
+    for (int i = 0; NULL != src && NULL != seq && i < s->ctx.call->p; i++) {
         src[i] = -1;
     }
     for (uint32_t i = 0; NULL != src && NULL != seq && i < s->boxes.cap; i++) {
@@ -1103,107 +747,73 @@ static int *unreceived_senders(sim_t *s)
         }
     }
     if (NULL == src || NULL == seq) {
-        s->rc = RABRED_ERR_NOMEM;
+        s->ctx.rc = RABRED_ERR_NOMEM;
     }
     free(seq);
     return src;
 }
 
-static void check_rank(sim_t *s, int rank, const int *unreceived, uint64_t total_hash)
+/* What the run shows of rank: it finished, every send to it met a
+ * receive, and (first run of full mode) its data is right. */
+static void check_rank(sim_t *s, int rank, const int *unreceived)
 {
-    const rabred_sim_call_t *call = s->call;
     const simrank_t *r = &s->ranks[rank];
     if (r->round < r->nrounds) {
-        fail(s, "deadlock: rank %d waits in round %d of %d", rank, r->round, r->nrounds);
+        rabred_sim_fail(&s->ctx, "deadlock: rank %d waits in round %d of %d", rank, r->round,
+                        r->nrounds);
         return;
     }
     if (NULL != unreceived && unreceived[rank] >= 0) {
-        fail(s, "rank %d never received a message from rank %d", rank, unreceived[rank]);
+        rabred_sim_fail(&s->ctx, "rank %d never received a message from rank %d", rank,
+                        unreceived[rank]);
         return;
     }
-    if (!s->with_data) {
-        return;
-    }
-    const rankdata_t *d = &s->data[rank];
-    if (d->buf[RABRED_BUF_INPUT] != d->buf[RABRED_BUF_ACC] &&
-        (d->own[RABRED_BUF_INPUT].n != 1 || d->own[RABRED_BUF_INPUT].runs[0].c.n != 1)) {
-        fail(s, "rank %d wrote into its input buffer", rank);
-        return;
-    }
-    if (!wants_result(call, rank) || 0 == call->count) {
-        return;
-    }
-    const runs_t *acc = d->buf[RABRED_BUF_ACC];
-    for (int i = 0; i < acc->n; i++) {
-        contrib_t c = acc->runs[i].c;
-        int full = c.valid && c.n == call->p && c.hash == total_hash;
-        int in_order = c.ordered && c.lo == 0 && c.hi == call->p - 1;
-        if (!full || (!call->commutative && !in_order)) {
-            fail(s, "rank %d element %lld: %s (holds %d contributions, ranks %d..%d%s)", rank,
-                 (long long)acc->runs[i].start,
-                 !c.valid ? "never written or built from garbage"
-                 : !full  ? "wrong set of contributions"
-                          : "contributions out of rank order",
-                 c.n, c.lo, c.hi, c.ordered ? ", ordered" : "");
-            return;
-        }
+    if (s->with_data) {
+        rabred_sim_check_data(&s->ctx, s->data, rank);
     }
 }
 
 static void teardown(sim_t *s)
 {
-    for (int i = 0; NULL != s->data && i < s->call->p; i++) {
-        for (int b = 0; b < RABRED_NBUFS; b++) {
-            free(s->data[i].own[b].runs);
-        }
-        rabred_plan_free(&s->data[i].plan);
-    }
-    for (int32_t m = 0; NULL != s->msgdata && m < s->nmsgs; m++) {
-        free(s->msgdata[m].runs);
-    }
+    rabred_sim_data_free(s->data);
     arena_free(s->arena);
     rabred_plan_free(&s->plan);
-    free(s->data);
     free(s->ranks);
     free(s->msgs);
-    free(s->msgdata);
     free(s->boxes.slots);
     free(s->group_of.slots);
     free(s->groups);
     free(s->gheap);
     free(s->heap);
-    free(s->spans);
     free(s->seen);
     free(s->code);
     free(s->code_of);
-    free(s->s1.runs);
-    free(s->s2.runs);
-    free(s->s3.runs);
 }
 
 /* Builds, checks and compiles every rank's plan (and, in full mode, sets up
  * its buffers); res takes a problem found. */
 static void setup(sim_t *s)
 {
-    const rabred_sim_call_t *call = s->call;
+    const rabred_sim_call_t *call = s->ctx.call;
     s->ranks = calloc((size_t)call->p, sizeof(simrank_t));
     s->seen = calloc((size_t)call->p, sizeof(uint32_t));
     s->code_of = calloc((size_t)call->p, sizeof(uint8_t *));
-    s->data = call->cost_only ? NULL : calloc((size_t)call->p, sizeof(rankdata_t));
+    s->data = call->cost_only ? NULL : rabred_sim_data_new(call);
     int maps = map_init(&s->boxes) && map_init(&s->group_of);
-    if (!maps || NULL == s->ranks || NULL == s->seen || NULL == s->code_of || (!call->cost_only && NULL == s->data)) {
-        s->rc = RABRED_ERR_NOMEM;
+    if (!maps || NULL == s->ranks || NULL == s->seen || NULL == s->code_of ||
+        (!call->cost_only && NULL == s->data)) {
+        s->ctx.rc = RABRED_ERR_NOMEM;
     }
-    for (int i = 0; i < call->p && RABRED_OK == s->rc && s->res->ok; i++) {
-        s->rc = setup_rank(s, i);
+    for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc && s->ctx.res->ok; i++) {
+        s->ctx.rc = setup_rank(s, i);
     }
 }
 
-/* Runs the compiled plans under s->model into s->res: time, messages and
+/* Runs the compiled plans under s->model into the result: time, messages and
  * the checks.  Runs after the first start from a clean queue. */
 static void run(sim_t *s)
 {
-    const rabred_sim_call_t *call = s->call;
+    const rabred_sim_call_t *call = s->ctx.call;
     const double *arrival = s->model->arrival;
     for (int i = 0; i < call->p; i++) {
         simrank_t *r = &s->ranks[i];
@@ -1212,26 +822,22 @@ static void run(sim_t *s)
         r->reduced = r->last_len[0] = r->last_len[1] = 0;
         r->done = r->in_free = r->out_free = r->cpu_free = 0.0;
     }
-    for (int i = 0; i < call->p && RABRED_OK == s->rc; i++) {
+    for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc; i++) {
         advance(s, i, arrival ? arrival[i] : 0.0);
     }
-    while (!queue_empty(s) && RABRED_OK == s->rc && s->res->ok) {
+    while (!queue_empty(s) && RABRED_OK == s->ctx.rc && s->ctx.res->ok) {
         finish_message(s, queue_pop(s));
-    }
-    uint64_t total = 0;
-    for (int i = 0; i < call->p; i++) {
-        total += rank_hash(i);
     }
     int *unreceived = unreceived_senders(s);
     double sum = 0.0;
-    for (int i = 0; i < call->p && RABRED_OK == s->rc; i++) {
-        check_rank(s, i, unreceived, total);
+    for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc; i++) {
+        check_rank(s, i, unreceived);
         double t = s->ranks[i].done;
-        s->res->time = t > s->res->time ? t : s->res->time;
+        s->ctx.res->time = t > s->ctx.res->time ? t : s->ctx.res->time;
         sum += t - (arrival ? arrival[i] : 0.0);
     }
     free(unreceived);
-    s->res->avg_elapsed = call->p > 0 ? sum / call->p : 0.0;
+    s->ctx.res->avg_elapsed = call->p > 0 ? sum / call->p : 0.0;
     /* a clean queue for the next model's run; slots are kept */
     for (int32_t m = 0; m < s->nmsgs; m++) {
         s->msgs[m].next = m + 1 < s->nmsgs ? m + 1 : -1;
@@ -1257,17 +863,17 @@ int rabred_simulate_models(const rabred_sim_call_t *call, const rabred_sim_model
     }
     sim_t s;
     memset(&s, 0, sizeof(s));
-    s.call = call;
+    s.ctx.call = call;
     s.model = &models[0];
-    s.res = &res[0];
+    s.ctx.res = &res[0];
     s.freemsg = s.freegroup = s.last_group = -1;
     setup(&s);
     /* the data checks need one run: they do not depend on the timing */
     s.with_data = NULL != s.data;
-    for (int k = 0; k < nmodels && RABRED_OK == s.rc && res[0].ok; k++) {
+    for (int k = 0; k < nmodels && RABRED_OK == s.ctx.rc && res[0].ok; k++) {
         s.model = &models[k];
-        s.res = &res[k];
-        s.res->max_rounds = res[0].max_rounds;
+        s.ctx.res = &res[k];
+        s.ctx.res->max_rounds = res[0].max_rounds;
         run(&s);
         s.with_data = 0;
     }
@@ -1278,7 +884,7 @@ int rabred_simulate_models(const rabred_sim_call_t *call, const rabred_sim_model
         }
     }
     teardown(&s);
-    return s.rc;
+    return s.ctx.rc;
 }
 
 int rabred_simulate(const rabred_sim_call_t *call, const rabred_sim_model_t *model,
@@ -1286,3 +892,4 @@ int rabred_simulate(const rabred_sim_call_t *call, const rabred_sim_model_t *mod
 {
     return rabred_simulate_models(call, model, 1, res);
 }
+

@@ -1,8 +1,10 @@
 /*
- * rabred's selection layer, pure part (see rabred_decide.h).
+ * The selection unit (see rabred_select.h): the measured table, then the
+ * stages in their order, then the one entry that runs them.
  */
-#include "select/rabred_decide.h"
+#include "select/rabred_select.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,7 +19,7 @@ typedef struct {
     int64_t bytes_min, bytes_max;
     double factor;
     /* 1: applies only where the arrival estimate prices an arrival-aware
-     * plan under offsets (rabred_decide_arrival_factor), not to the
+     * plan under offsets (rabred_select_arrival_factor), not to the
      * balanced decision */
     int under_offsets;
 } rabred_measured_t;
@@ -154,7 +156,7 @@ static const rabred_measured_t measured[] = {
      * few ms of skew that 16 ranks on 2 cores always show made auto switch
      * to the pre-reduced ring in 174 of 306 calls, at 31.0 against bruck's
      * 21.2 ms (confirm-p16-64k-20261125).  With all of them out, the cell
-     * is not estimated at all (rabred_decide_arrival_possible). */
+     * is not estimated at all (rabred_select_arrival_possible). */
     {&rabred_alg_allreduce_prereduced_ring, 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
     {&rabred_alg_allreduce_sorted_linear_tree, 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
     {&rabred_alg_allreduce_prereduced_scatter, 16, ANY_P, 0, LGP_ONLY_P16_MAX, 0.0, 1},
@@ -175,23 +177,21 @@ static double measured_factor(const rabred_alg_t *alg, int p, int64_t bytes,
     return 1.0;
 }
 
-double rabred_decide_measured_factor(rabred_coll_t coll, const rabred_alg_t *alg, int p,
-                                     int64_t bytes)
+double rabred_select_measured_factor(const rabred_alg_t *alg, int p, int64_t bytes)
 {
-    (void)coll; /* the algorithm names its collective */
     return measured_factor(alg, p, bytes, 0);
 }
 
-double rabred_decide_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes)
+double rabred_select_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes)
 {
     return measured_factor(alg, p, bytes, 1);
 }
 
-int rabred_decide_arrival_possible(int p, int64_t bytes)
+int rabred_select_arrival_possible(int p, int64_t bytes)
 {
     for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
         const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
-        if (alg->arrival_aware && rabred_decide_arrival_factor(alg, p, bytes) > 0) {
+        if (alg->arrival_aware && rabred_select_arrival_factor(alg, p, bytes) > 0) {
             return 1;
         }
     }
@@ -212,46 +212,74 @@ const char *rabred_why_name(rabred_why_t why)
     }
 }
 
-/* Without prices: the latency algorithm up to short_bytes, halving and
- * doubling above when its restrictions allow. */
-static void by_threshold(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                         int64_t limit, rabred_choice_t *choice)
+/* The reason, only when someone will read it (verbose output): formatting
+ * it costs more than the rest of a small call's choice. */
+static void say(const rabred_select_in_t *in, rabred_choice_t *out, const char *fmt, ...)
 {
-    int allreduce = RABRED_COLL_ALLREDUCE == coll;
+    if (!in->want_reason) {
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+    va_end(ap);
+}
+
+/* Prefix the reason with `what` (the forced or rule part). */
+static void prefix_reason(const rabred_select_in_t *in, rabred_choice_t *out, const char *what)
+{
+    char decided[160];
+    if (!in->want_reason) {
+        return;
+    }
+    snprintf(decided, sizeof(decided), "%.159s", out->reason);
+    snprintf(out->reason, sizeof(out->reason), "%.90s; %s", what, decided);
+}
+
+static double price_of(const rabred_select_in_t *in, const rabred_alg_t *alg)
+{
+    return NULL != in->book ? rabred_pricebook_price(in->book, alg, in->root,
+                                                     in->call.commutative, in->bytes)
+                            : -1.0;
+}
+
+/* Without prices: the latency algorithm up to `limit`, halving and doubling
+ * above when its restrictions allow. */
+static void by_threshold(const rabred_select_in_t *in, int64_t limit, rabred_choice_t *out)
+{
+    int allreduce = RABRED_COLL_ALLREDUCE == in->coll;
     const rabred_alg_t *shorter =
         allreduce ? &rabred_alg_allreduce_recursive_doubling : &rabred_alg_reduce_binomial;
     const rabred_alg_t *longer =
         allreduce ? &rabred_alg_allreduce_rabenseifner : &rabred_alg_reduce_rabenseifner;
     const char *why_not = NULL;
 
-    if (bytes > limit && NULL == (why_not = rabred_alg_violation(longer, call))) {
-        choice->alg = longer;
-        snprintf(choice->reason, sizeof(choice->reason), "%lld B > short limit %lld B",
-                 (long long)bytes, (long long)limit);
+    if (in->bytes > limit && NULL == (why_not = rabred_alg_violation(longer, &in->call))) {
+        out->alg = longer;
+        say(in, out, "%lld B > short limit %lld B", (long long)in->bytes, (long long)limit);
     } else {
-        choice->alg = shorter; /* no restrictions: serves every call */
-        snprintf(choice->reason, sizeof(choice->reason), "%lld B %s", (long long)bytes,
-                 NULL != why_not ? "and rabenseifner needs count >= p'" : "<= short limit");
+        out->alg = shorter; /* no restrictions: serves every call */
+        say(in, out, "%lld B %s", (long long)in->bytes,
+            NULL != why_not ? "and rabenseifner needs count >= p'" : "<= short limit");
     }
 }
 
 /* The cheapest allowed, priced algorithm for this call. */
-static void by_model(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                     const rabred_pricebook_t *book, rabred_choice_t *choice)
+static void by_model(const rabred_select_in_t *in, rabred_choice_t *out)
 {
     const rabred_alg_t *best = NULL, *second = NULL;
     double best_t = 0.0, second_t = 0.0;
-    int commutative = call->commutative ? 1 : 0;
-    for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
-        const rabred_alg_t *alg = rabred_table_at(coll, i);
-        double factor = rabred_decide_measured_factor(coll, alg, call->p, bytes);
-        double t = factor * rabred_pricebook_time(book, coll, commutative, i, bytes);
-        if (t <= 0.0 || NULL != rabred_alg_violation(alg, call) || alg->arrival_aware) {
-            /* not priced, kept out by the measured table, not allowed, or
-             * made for arrivals this balanced decision does not predict
-             * (the price book leaves those unpriced too) */
-            continue;
+    for (int i = 0; i < rabred_table_size(in->coll); i++) {
+        const rabred_alg_t *alg = rabred_table_at(in->coll, i);
+        if (alg->arrival_aware || NULL != rabred_alg_violation(alg, &in->call)) {
+            continue; /* made for arrivals this balanced decision does not predict, or not allowed */
         }
+        double factor = rabred_select_measured_factor(alg, in->call.p, in->bytes);
+        double price = price_of(in, alg);
+        if (price < 0.0 || factor <= 0.0) {
+            continue; /* not priced, or kept out by the measured table */
+        }
+        double t = factor * price; /* 0 is a price: an empty call */
         if (NULL == best || t < best_t) {
             second = best;
             second_t = best_t;
@@ -262,114 +290,178 @@ static void by_model(rabred_coll_t coll, const rabred_call_t *call, int64_t byte
             second_t = t;
         }
     }
-    choice->alg = best;
+    out->alg = best;
     if (NULL == best) {
-        snprintf(choice->reason, sizeof(choice->reason), "model: no priced algorithm fits");
+        say(in, out, "model: no priced algorithm fits");
     } else {
-        snprintf(choice->reason, sizeof(choice->reason), "model: %s %.3g us, next %s %.3g us",
-                 best->name, best_t * 1e6, second ? second->name : "none", second_t * 1e6);
+        say(in, out, "model: %s %.3g us, next %s %.3g us", best->name, best_t * 1e6,
+            second ? second->name : "none", second_t * 1e6);
     }
 }
 
-static void built_in(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                     const rabred_decide_ctx_t *ctx, rabred_choice_t *choice)
+static void built_in(const rabred_select_in_t *in, rabred_choice_t *out)
 {
-    choice->why = RABRED_WHY_DECISION;
-    if (call->p > 1 && NULL != ctx->book && ctx->book->p == call->p &&
-        (ctx->short_bytes <= 0 || bytes > ctx->short_bytes)) {
-        by_model(coll, call, bytes, ctx->book, choice);
+    out->why = RABRED_WHY_DECISION;
+    if (in->call.p > 1 && NULL != in->book && in->book->p == in->call.p &&
+        (in->short_bytes <= 0 || in->bytes > in->short_bytes)) {
+        by_model(in, out);
     } else {
-        by_threshold(coll, call, bytes,
-                     ctx->short_bytes > 0 ? ctx->short_bytes : RABRED_DEFAULT_SHORT_BYTES, choice);
+        by_threshold(in, in->short_bytes > 0 ? in->short_bytes : RABRED_DEFAULT_SHORT_BYTES,
+                     out);
     }
-    if (NULL == choice->alg) {
-        choice->why = RABRED_WHY_FALLBACK;
+    if (NULL == out->alg) {
+        out->why = RABRED_WHY_FALLBACK;
     }
-}
-
-/* Prefix choice->reason with `what` (e.g. the forced or rule part). */
-static void prefix_reason(rabred_choice_t *choice, const char *what)
-{
-    char decided[160];
-    snprintf(decided, sizeof(decided), "%.159s", choice->reason);
-    snprintf(choice->reason, sizeof(choice->reason), "%.90s; %s", what, decided);
 }
 
 /* A matching rule decides, unless its algorithm cannot serve the call.
  * Returns 1 when the choice is made, 0 when no rule (or an `auto` rule)
  * matched, -1 when the rule's algorithm cannot serve the call (`note` says
  * why). */
-static int by_rule(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes,
-                   const rabred_decide_ctx_t *ctx, rabred_choice_t *choice, char *note,
-                   size_t note_len)
+static int by_rule(const rabred_select_in_t *in, rabred_choice_t *out, char *note, size_t note_len)
 {
-    const rabred_rule_t *rule =
-        NULL != ctx->rules ? rabred_rules_lookup(ctx->rules, bytes, call->commutative) : NULL;
+    const rabred_rule_t *rule = NULL != in->rules ? rabred_rules_lookup(in->rules, in->bytes,
+                                                                        in->call.commutative)
+                                                  : NULL;
     if (NULL == rule || RABRED_ALG_AUTO == rule->alg_id) {
-        if (NULL != rule) {
-            snprintf(note, note_len, "%s:%d says auto", ctx->rules_name, rule->line);
+        if (NULL != rule && in->want_reason) {
+            snprintf(note, note_len, "%s:%d says auto", in->rules_name, rule->line);
         }
         return 0;
     }
-    choice->why = RABRED_WHY_RULE;
-    choice->seg_bytes = rule->segsize;
+    out->why = RABRED_WHY_RULE;
+    out->seg_bytes = rule->segsize;
     if (RABRED_ALG_PREVIOUS == rule->alg_id) {
-        snprintf(choice->reason, sizeof(choice->reason), "%s:%d: previous", ctx->rules_name,
-                 rule->line);
+        say(in, out, "%s:%d: previous", in->rules_name, rule->line);
         return 1;
     }
-    const rabred_alg_t *alg = rabred_table_by_id(coll, rule->alg_id);
-    const char *violation = NULL != alg ? rabred_alg_violation(alg, call) : "unknown";
+    const rabred_alg_t *alg = rabred_table_by_id(in->coll, rule->alg_id);
+    const char *violation = NULL != alg ? rabred_alg_violation(alg, &in->call) : "unknown";
     if (NULL == violation) {
-        choice->alg = alg;
-        snprintf(choice->reason, sizeof(choice->reason), "%s:%d", ctx->rules_name, rule->line);
+        out->alg = alg;
+        say(in, out, "%s:%d", in->rules_name, rule->line);
         return 1;
     }
-    choice->seg_bytes = 0;
-    snprintf(note, note_len, "%s:%d: %s %s", ctx->rules_name, rule->line,
-             NULL != alg ? alg->name : "?", violation);
+    out->seg_bytes = 0;
+    if (in->want_reason) {
+        snprintf(note, note_len, "%s:%d: %s %s", in->rules_name, rule->line,
+                 NULL != alg ? alg->name : "?", violation);
+    }
     return -1;
 }
 
-void rabred_decide(rabred_coll_t coll, const rabred_call_t *call, int64_t bytes, int forced,
-                   const rabred_decide_ctx_t *ctx, rabred_choice_t *choice)
+/* Stages 1-3 and 5: forced, rules file, built-in decision, previous. */
+static void balanced(const rabred_select_in_t *in, rabred_choice_t *out)
 {
-    char note[160] = "";
-    int rule = 0;
-    memset(choice, 0, sizeof(*choice));
-    if (RABRED_ALG_PREVIOUS == forced) {
-        choice->why = RABRED_WHY_FORCED;
-        snprintf(choice->reason, sizeof(choice->reason), "previous component requested");
+    char note[160] = "", forced_note[80] = "";
+    if (RABRED_ALG_PREVIOUS == in->forced) {
+        out->why = RABRED_WHY_FORCED;
+        say(in, out, "previous component requested");
         return;
     }
-    const rabred_alg_t *alg = rabred_table_by_id(coll, forced);
-    const char *violation = alg ? rabred_alg_violation(alg, call) : NULL;
+    const rabred_alg_t *alg = rabred_table_by_id(in->coll, in->forced);
+    const char *violation = alg ? rabred_alg_violation(alg, &in->call) : NULL;
     if (NULL != alg && NULL == violation) {
-        choice->alg = alg;
-        choice->why = RABRED_WHY_FORCED;
-        snprintf(choice->reason, sizeof(choice->reason), "coll_rabred_%s_algorithm",
-                 rabred_coll_name(coll));
+        out->alg = alg;
+        out->why = RABRED_WHY_FORCED;
+        say(in, out, "coll_rabred_%s_algorithm", rabred_coll_name(in->coll));
         return;
     }
     /* A forced algorithm that cannot serve the call: decide as auto would
      * (rules, then the built-in decision), the reason saying why. */
-    char forced_note[80] = "";
-    if (NULL != alg) {
+    if (NULL != alg && in->want_reason) {
         snprintf(forced_note, sizeof(forced_note), "forced %s %s", alg->name, violation);
-    } else if (RABRED_ALG_AUTO != forced) {
-        snprintf(forced_note, sizeof(forced_note), "unknown algorithm id %d", forced);
+    } else if (RABRED_ALG_AUTO != in->forced && in->want_reason) {
+        snprintf(forced_note, sizeof(forced_note), "unknown algorithm id %d", in->forced);
     }
-    rule = by_rule(coll, call, bytes, ctx, choice, note, sizeof(note));
+    int rule = by_rule(in, out, note, sizeof(note));
     if (1 != rule) {
-        built_in(coll, call, bytes, ctx, choice);
+        built_in(in, out);
         if ('\0' != note[0]) {
-            prefix_reason(choice, note);
+            prefix_reason(in, out, note);
         }
     }
     if ('\0' != forced_note[0]) {
-        prefix_reason(choice, forced_note);
+        prefix_reason(in, out, forced_note);
     }
-    if ((RABRED_ALG_AUTO != forced || rule < 0) && NULL != choice->alg) {
-        choice->why = RABRED_WHY_FALLBACK;
+    if ((RABRED_ALG_AUTO != in->forced || rule < 0) && NULL != out->alg) {
+        out->why = RABRED_WHY_FALLBACK;
     }
+}
+
+/* Replace the decision's choice by an arrival-aware algorithm when the
+ * model says it pays (rabred_estimate_choose), reusing a recent pick (the
+ * cache belongs to one prepared call: the call's shape and balanced choice
+ * are those it was simulated for).  A
+ * simulation that fails alike on every rank keeps the balanced choice; out
+ * of memory, this rank's alone, is the call's error. */
+static int arrival_pick(const rabred_select_in_t *in, rabred_select_arrival_t *a, double price,
+                        rabred_choice_t *out)
+{
+    rabred_arrival_pick_t *pick = a->pick;
+    if (!rabred_estimate_may_gain(a->est, price, a->min_gain)) {
+        return RABRED_OK; /* nothing can gain enough now, whatever an earlier pick said */
+    }
+    int fresh = *a->pick_at_calls > 0 && a->est->calls >= *a->pick_at_calls &&
+                a->est->calls - *a->pick_at_calls < RABRED_ARRIVAL_REUSE_CALLS;
+    if (!fresh) {
+        int rc = rabred_estimate_choose(a->est, &in->call, a->type_size, &in->book->model, out->alg,
+                                        price > 0 ? price : 0, a->seg_count, a->min_gain, pick);
+        if (RABRED_ERR_NOMEM == rc) {
+            *a->pick_at_calls = 0; /* nothing cached */
+            return rc;
+        }
+        if (RABRED_OK != rc) {
+            pick->alg = NULL;
+        }
+        *a->pick_at_calls = a->est->calls;
+    }
+    if (NULL != pick->alg) {
+        say(in, out, "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
+            rabred_estimate_spread(a->est) * 1e6, pick->alg->name, pick->best_s * 1e6,
+            out->alg->name, pick->balanced_s * 1e6);
+        out->alg = pick->alg;
+    }
+    return RABRED_OK;
+}
+
+/* Stage 4: is this call estimated (the gap exchange after it), and does an
+ * arrival-aware algorithm replace the decision's?  Only the decision's
+ * choice is replaced, and only on calls the exchange is cheap enough for
+ * (rabred_estimate_pays), where the measured table leaves some
+ * arrival-aware plan (rabred_select_arrival_possible) and the pacing says
+ * the exchange is due; a hint costs no exchange.  A forced or rule-chosen
+ * algorithm is estimated only when it reads the estimate (arrival-aware),
+ * and does not count auto's pacing down (price 0). */
+static int arrival_stage(const rabred_select_in_t *in, rabred_select_arrival_t *a,
+                         rabred_choice_t *out)
+{
+    a->estimating = 0;
+    a->balanced_price = 0;
+    if (NULL == out->alg) {
+        return RABRED_OK; /* the component below serves it: nothing to estimate */
+    }
+    if (RABRED_WHY_DECISION != out->why || NULL == in->book) {
+        a->estimating = out->alg->arrival_aware;
+        return RABRED_OK;
+    }
+    double price = price_of(in, out->alg);
+    price = price > 0 ? price : 0;
+    a->balanced_price = price;
+    a->estimating = a->hint_late ||
+                    (rabred_estimate_pays(in->call.p, &in->book->model, price) &&
+                     rabred_select_arrival_possible(in->call.p, in->bytes) &&
+                     rabred_estimate_due(a->est));
+    return a->estimating ? arrival_pick(in, a, price, out) : RABRED_OK;
+}
+
+int rabred_select(const rabred_select_in_t *in, rabred_choice_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    balanced(in, out);
+    if (NULL != out->alg && NULL != in->book) {
+        double price = price_of(in, out->alg);
+        out->price = price > 0 ? price : 0;
+    }
+    return NULL != in->arrival ? arrival_stage(in, in->arrival, out) : RABRED_OK;
 }

@@ -1,0 +1,124 @@
+/*
+ * rabred_first_call: what rabred does before a communicator's first
+ * MPI_Allreduce / MPI_Reduce can run, timed at sizes no test machine has
+ * ranks for (no MPI: the same pure code the component runs).
+ *
+ * For p ranks a first call prices the algorithms (once per communicator
+ * size: the component shares its price books, rabred_model.h), chooses
+ * (rabred_select.h) and builds this rank's plan with its schedule
+ * (rabred_prepared.h).  Printed per p and message size: the first
+ * communicator of that size (book filled), a later one (book shared), and
+ * the price of one selection alone; microseconds, best of --repeats.  The
+ * settings check of a first call (one 32-byte allreduce, lg p messages) is
+ * communication, not preparation, and is not in these numbers.
+ *
+ *   bench/rabred_first_call [--repeats N] [--max-p P]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "algorithms/rabred_table.h"
+#include "select/rabred_model.h"
+#include "select/rabred_prepared.h"
+#include "select/rabred_select.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    rabred_coll_t coll;
+    int p;
+    int64_t bytes;
+} shape_t;
+
+/* A first call: the book (filled unless `books` has it), the choice and
+ * rank 1's plan.  Returns seconds, or < 0 on an error. */
+static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready_plan_t *r)
+{
+    rabred_model_t model = {RABRED_DEFAULT_ALPHA, RABRED_DEFAULT_BETA, RABRED_DEFAULT_GAMMA,
+                            RABRED_DEFAULT_F_ALPHA, RABRED_DEFAULT_F_BETA};
+    double t0 = now();
+    const rabred_pricebook_t *book = NULL;
+    if (RABRED_OK != rabred_pricebooks_get(books, s->coll, s->p, 0, &model, &book)) {
+        return -1;
+    }
+    int64_t count = s->bytes / 8;
+    rabred_select_in_t in = {.coll = s->coll,
+                             .call = {s->p, count, 1},
+                             .root = RABRED_COLL_REDUCE == s->coll ? 0 : -1,
+                             .bytes = s->bytes,
+                             .forced = RABRED_ALG_AUTO,
+                             .book = book};
+    rabred_choice_t choice;
+    if (RABRED_OK != rabred_select(&in, &choice) || NULL == choice.alg) {
+        return -1;
+    }
+    rabred_plan_args_t args = {s->p, 1, in.root, count, 1, 0, NULL, 0};
+    if (RABRED_OK != rabred_ready_plan_build(r, choice.alg, &args)) {
+        return -1;
+    }
+    return now() - t0;
+}
+
+static double best_of(int repeats, const shape_t *s, int fresh_books, rabred_ready_plan_t *r)
+{
+    double best = 1e9;
+    rabred_pricebooks_t shared = {0};
+    for (int k = 0; k < repeats; k++) {
+        rabred_pricebooks_t fresh = {0};
+        double t = prepare(s, fresh_books ? &fresh : &shared, r);
+        rabred_pricebooks_free(&fresh);
+        if (t < 0) {
+            best = -1;
+            break;
+        }
+        best = t < best ? t : best;
+    }
+    rabred_pricebooks_free(&shared);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    int repeats = 5, max_p = 16384;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "--repeats")) {
+            repeats = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--max-p")) {
+            max_p = atoi(argv[i + 1]);
+        }
+    }
+    if (repeats < 1 || max_p < 2 || argc % 2 == 0) {
+        fprintf(stderr, "usage: rabred_first_call [--repeats N] [--max-p P]\n");
+        return 2;
+    }
+    const int64_t sizes[] = {8, 65536, 16 << 20};
+    const int ps[] = {2, 16, 64, 256, 1024, 4096, 16384, 65536};
+    rabred_ready_plan_t r;
+    memset(&r, 0, sizeof(r));
+    printf("# rabred_first_call: preparing a communicator's first call (price book, choice, "
+           "rank 1's plan and schedule), us, best of %d\n\n"
+           "| collective | p | bytes | first of its size | later ones | chosen |\n"
+           "|:---|---:|---:|---:|---:|:---|\n", repeats);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]) && ps[j] <= max_p; j++) {
+            int p = ps[j];
+            for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+                shape_t s = {(rabred_coll_t)coll, p, sizes[k]};
+                double first = best_of(repeats, &s, 1, &r);
+                double later = best_of(repeats, &s, 0, &r);
+                printf("| %s | %d | %lld | %.1f | %.1f | %s |\n", rabred_coll_name(s.coll), p,
+                       (long long)s.bytes, 1e6 * first, 1e6 * later,
+                       NULL != r.alg ? r.alg->name : "-");
+            }
+        }
+    }
+    rabred_ready_plan_free(&r);
+    return 0;
+}

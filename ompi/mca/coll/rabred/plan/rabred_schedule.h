@@ -1,0 +1,52 @@
+/*
+ * How a plan runs: the groups of rounds the executor posts at once, and
+ * what of the next group it posts before a group's local steps.
+ *
+ * Both follow from the plan alone (and from whether INPUT and ACC are the
+ * same memory), so a prepared call (select/rabred_prepared.h) derives them
+ * once, when its plan is built, and every later call only walks the steps:
+ * deciding them means comparing every transfer of a group with every local
+ * step and transfer of the rounds before it, quadratic in a group's rounds
+ * (26 us per call for the pre-reduced scatter at p = 16, 408 us at p = 64,
+ * when the executor did it on each call).
+ *
+ * Step k covers rounds [first, end): all their receives are posted, then
+ * all their sends, all are waited for, then their local steps run in order.
+ * A group of joined rounds (rabred_plan_round_joined) is one step when it is
+ * safe to post at once (rabred_plan_group_safe), else one step per round.
+ * Between two single-round steps the next round's transfers go out before
+ * this round's local steps when the plan allows it
+ * (rabred_plan_can_post_early: all of them; rabred_plan_can_post_recvs_early:
+ * its receives), so that they overlap the reduction.  The simulator follows
+ * the same groups and early posting of whole rounds (not of receives alone:
+ * rabred_plan.h says why).  Pure C, no MPI.
+ */
+#ifndef RABRED_SCHEDULE_H
+#define RABRED_SCHEDULE_H
+
+#include <stdint.h>
+
+#include "plan/rabred_plan.h"
+
+enum { RABRED_EARLY_NONE = -1 }; /* else the last rabred_xfer_dir_t posted early */
+
+typedef struct {
+    int32_t first, end; /* rounds [first, end) */
+    int8_t early;       /* of step k+1's round, the directions RECV..early go out
+                         * before this step's local steps; RABRED_EARLY_NONE */
+} rabred_step_t;
+
+typedef struct {
+    rabred_step_t *steps;
+    int32_t nsteps, cap;
+    int32_t max_requests; /* the most requests one step posts */
+} rabred_schedule_t;
+
+void rabred_schedule_init(rabred_schedule_t *s);
+void rabred_schedule_free(rabred_schedule_t *s);
+
+/* The steps of `plan`; input_is_acc: INPUT and ACC are the same memory
+ * (MPI_IN_PLACE).  RABRED_OK or RABRED_ERR_NOMEM (s then holds no steps). */
+int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s);
+
+#endif /* RABRED_SCHEDULE_H */

@@ -1,0 +1,131 @@
+/*
+ * The cache of prepared calls (see rabred_prepared.h).  A handful of
+ * entries per communicator: a linear scan after the last hit is cheaper
+ * than hashing at that size, and eviction is least recently used.
+ */
+#include "select/rabred_prepared.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int rabred_prepared_cache_init(rabred_prepared_cache_t *cache, int cap)
+{
+    memset(cache, 0, sizeof(*cache));
+    cap = cap >= 1 ? cap : 1;
+    cache->entries = calloc((size_t)cap, sizeof(*cache->entries));
+    if (NULL == cache->entries) {
+        return RABRED_ERR_NOMEM;
+    }
+    cache->cap = cap;
+    for (int i = 0; i < cap; i++) {
+        rabred_plan_init(&cache->entries[i].run.plan);
+        rabred_plan_init(&cache->entries[i].arrival.plan);
+    }
+    return RABRED_OK;
+}
+
+void rabred_ready_plan_free(rabred_ready_plan_t *r)
+{
+    rabred_plan_free(&r->plan);
+    rabred_schedule_free(&r->schedule);
+    free(r->requests);
+    memset(r, 0, sizeof(*r));
+}
+
+void rabred_prepared_cache_fini(rabred_prepared_cache_t *cache)
+{
+    for (int i = 0; i < cache->cap; i++) {
+        rabred_ready_plan_free(&cache->entries[i].run);
+        rabred_ready_plan_free(&cache->entries[i].arrival);
+    }
+    free(cache->entries);
+    memset(cache, 0, sizeof(*cache));
+}
+
+rabred_prepared_t *rabred_prepared_lookup(rabred_prepared_cache_t *cache,
+                                          const rabred_call_key_t *key)
+{
+    for (int i = 0; i < cache->cap; i++) {
+        rabred_prepared_t *e = &cache->entries[i];
+        if (e->used && rabred_call_key_equal(&e->key, key)) {
+            e->last_use = ++cache->clock;
+            cache->last = i;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+/* Empty an entry, keeping its plans' storage. */
+static void empty(rabred_prepared_t *e)
+{
+    e->used = 0;
+    e->run.alg = NULL;
+    e->arrival.alg = NULL;
+    e->pick_at_calls = 0;
+    memset(&e->pick, 0, sizeof(e->pick));
+    memset(&e->choice, 0, sizeof(e->choice));
+    e->estimated = 0;
+}
+
+rabred_prepared_t *rabred_prepared_claim(rabred_prepared_cache_t *cache,
+                                         const rabred_call_key_t *key)
+{
+    int victim = 0;
+    for (int i = 0; i < cache->cap; i++) {
+        if (!cache->entries[i].used) {
+            victim = i;
+            break;
+        }
+        if (cache->entries[i].last_use < cache->entries[victim].last_use) {
+            victim = i;
+        }
+    }
+    rabred_prepared_t *e = &cache->entries[victim];
+    empty(e);
+    e->key = *key;
+    e->used = 1;
+    e->last_use = ++cache->clock;
+    cache->last = victim;
+    return e;
+}
+
+void rabred_prepared_clear(rabred_prepared_cache_t *cache)
+{
+    for (int i = 0; i < cache->cap; i++) {
+        empty(&cache->entries[i]);
+    }
+}
+
+/* Room for two steps' requests at once (the executor's double buffer). */
+static int size_requests(rabred_ready_plan_t *r)
+{
+    int32_t need = 2 * r->schedule.max_requests;
+    if (need <= r->requests_cap) {
+        return RABRED_OK;
+    }
+    void **grown = realloc(r->requests, (size_t)need * sizeof(*grown));
+    if (NULL == grown) {
+        return RABRED_ERR_NOMEM;
+    }
+    r->requests = grown;
+    r->requests_cap = need;
+    return RABRED_OK;
+}
+
+int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
+                            const rabred_plan_args_t *args)
+{
+    r->alg = NULL;
+    int rc = rabred_plan_build(alg->build, args, &r->plan);
+    if (RABRED_OK == rc) {
+        rc = rabred_schedule_build(&r->plan, args->in_place, &r->schedule);
+    }
+    if (RABRED_OK == rc) {
+        rc = size_requests(r);
+    }
+    if (RABRED_OK == rc) {
+        r->alg = alg;
+    }
+    return rc;
+}

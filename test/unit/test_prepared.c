@@ -1,0 +1,220 @@
+/*
+ * test_prepared.c -- prepared calls (select/rabred_prepared.h) and the
+ * schedules their plans run by (plan/rabred_schedule.h).
+ *
+ *  - schedules: for every algorithm, p and count, the steps cover every
+ *    round once and in order; a step of several rounds is a group of
+ *    joined rounds that may be posted at once; early posting happens only
+ *    between single rounds and only as far as the plan allows; and no
+ *    step, nor a step together with what goes out early for the next,
+ *    posts more requests than the slots a prepared call sizes (the
+ *    executor writes into those slots without checking);
+ *  - the cache: a key finds its entry and only its entry (every field of
+ *    the key tells calls apart), a hit moves nothing, a full cache evicts
+ *    the least recently used, a claimed entry starts empty, and a plan
+ *    that cannot be built leaves nothing runnable behind.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "algorithms/rabred_table.h"
+#include "plan/rabred_schedule.h"
+#include "rabred_test.h"
+#include "rabred_test_nomem.h"
+#include "select/rabred_prepared.h"
+
+static int posted(const rabred_plan_t *plan, int r, int first_dir, int last_dir)
+{
+    int n = 0;
+    for (int k = 0; k < plan->rounds[r].nxfer; k++) {
+        int dir = plan->xfers[plan->rounds[r].first_xfer + k].dir;
+        n += dir >= first_dir && dir <= last_dir;
+    }
+    return n;
+}
+
+static void check_schedule(const rabred_alg_t *alg, const rabred_plan_t *plan,
+                           const rabred_schedule_t *s, int in_place, const char *what)
+{
+    int next = 0;
+    for (int k = 0; k < s->nsteps; k++) {
+        const rabred_step_t *st = &s->steps[k];
+        CHECK(st->first == next && st->end > st->first && st->end <= plan->nrounds,
+              "%s: step %d covers [%d, %d), want it to start at %d", what, k, st->first,
+              st->end, next);
+        next = st->end;
+        if (st->end > st->first + 1) {
+            CHECK(rabred_plan_group_end(plan, st->first) == st->end &&
+                      rabred_plan_group_safe(plan, st->first, st->end, in_place),
+                  "%s: step %d joins rounds [%d, %d) that may not go at once", what, k,
+                  st->first, st->end);
+        }
+        int single = st->end == st->first + 1;
+        int next_single = k + 1 < s->nsteps && s->steps[k + 1].end == s->steps[k + 1].first + 1;
+        if (RABRED_EARLY_NONE != st->early) {
+            CHECK(single && next_single, "%s: step %d posts early next to a group", what, k);
+            CHECK(RABRED_XFER_RECV == st->early
+                      ? rabred_plan_can_post_recvs_early(plan, st->first, in_place)
+                      : rabred_plan_can_post_early(plan, st->first, in_place),
+                  "%s: step %d posts round %d early where the plan forbids it", what, k,
+                  st->first + 1);
+        }
+        int n = 0;
+        for (int r = st->first; r < st->end; r++) {
+            n += posted(plan, r, RABRED_XFER_RECV, RABRED_XFER_SEND);
+        }
+        CHECK(n <= s->max_requests, "%s: step %d posts %d requests, %d slots", what, k, n,
+              s->max_requests);
+    }
+    CHECK(next == plan->nrounds, "%s: steps end at round %d of %d", what, next, plan->nrounds);
+    (void)alg;
+}
+
+static void test_schedules(void)
+{
+    int ps[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 16, 33, 64};
+    int64_t counts[] = {0, 1, 7, 64, 1031, 65536};
+    rabred_plan_t plan;
+    rabred_schedule_t s;
+    rabred_plan_init(&plan);
+    rabred_schedule_init(&s);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++) {
+                for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+                    int p = ps[a];
+                    for (int rank = 0; rank < p; rank += p > 4 ? p / 3 : 1) {
+                        for (int in_place = 0; in_place <= 1; in_place++) {
+                            int root = RABRED_COLL_REDUCE == coll ? p - 1 : -1;
+                            int at_root = RABRED_COLL_ALLREDUCE == coll || rank == root;
+                            rabred_plan_args_t args = {p, rank, root, counts[c], 1,
+                                                       alg->segmented ? 16 : 0, NULL,
+                                                       in_place && at_root};
+                            if (RABRED_OK != rabred_plan_build(alg->build, &args, &plan)) {
+                                continue; /* count below the algorithm's restriction */
+                            }
+                            char what[128];
+                            snprintf(what, sizeof(what), "%s %s p=%d rank=%d count=%lld%s",
+                                     rabred_coll_name(coll), alg->name, p, rank,
+                                     (long long)counts[c], args.in_place ? " in place" : "");
+                            CHECK(RABRED_OK == rabred_schedule_build(&plan, args.in_place, &s),
+                                  "%s: schedule", what);
+                            check_schedule(alg, &plan, &s, args.in_place, what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    rabred_plan_free(&plan);
+    rabred_schedule_free(&s);
+}
+
+static rabred_call_key_t key_of(int64_t count)
+{
+    rabred_call_key_t key = {.coll = RABRED_COLL_ALLREDUCE, .flags = RABRED_KEY_COMMUTATIVE,
+                             .root = -1, .generation = 7, .count = count, .type_size = 8,
+                             .extent = 8};
+    return key;
+}
+
+/* Every field of the key tells two calls apart. */
+static void test_key_fields(void)
+{
+    rabred_prepared_cache_t cache;
+    CHECK(RABRED_OK == rabred_prepared_cache_init(&cache, 4), "init");
+    rabred_call_key_t base = key_of(100);
+    (void)rabred_prepared_claim(&cache, &base);
+    rabred_call_key_t other[7];
+    for (int i = 0; i < 7; i++) {
+        other[i] = base;
+    }
+    other[0].coll = RABRED_COLL_REDUCE;
+    other[1].flags = 0;
+    other[2].root = 0;
+    other[3].generation = 8;
+    other[4].count = 101;
+    other[5].type_size = 4;
+    other[6].extent = 16;
+    for (int i = 0; i < 7; i++) {
+        CHECK(NULL == rabred_prepared_find(&cache, &other[i]), "field %d does not tell apart", i);
+    }
+    CHECK(NULL != rabred_prepared_find(&cache, &base), "the key itself is not found");
+    rabred_prepared_cache_fini(&cache);
+}
+
+/* A full cache forgets the least recently used; hits keep an entry. */
+static void test_eviction(void)
+{
+    rabred_prepared_cache_t cache;
+    CHECK(RABRED_OK == rabred_prepared_cache_init(&cache, 3), "init");
+    rabred_call_key_t k1 = key_of(1), k2 = key_of(2), k3 = key_of(3), k4 = key_of(4);
+    rabred_prepared_t *e1 = rabred_prepared_claim(&cache, &k1);
+    (void)rabred_prepared_claim(&cache, &k2);
+    (void)rabred_prepared_claim(&cache, &k3);
+    CHECK(e1 == rabred_prepared_find(&cache, &k1), "k1 lost before the cache was full");
+    (void)rabred_prepared_claim(&cache, &k4); /* evicts k2, the least recently used */
+    CHECK(NULL != rabred_prepared_find(&cache, &k1) && NULL == rabred_prepared_find(&cache, &k2) &&
+              NULL != rabred_prepared_find(&cache, &k3) && NULL != rabred_prepared_find(&cache, &k4),
+          "eviction did not take the least recently used");
+    rabred_prepared_t *e = rabred_prepared_find(&cache, &k4);
+    e->choice.alg = &rabred_alg_allreduce_bruck;
+    e->pick_at_calls = 5;
+    rabred_prepared_clear(&cache);
+    CHECK(NULL == rabred_prepared_find(&cache, &k1) && NULL == rabred_prepared_find(&cache, &k4),
+          "clear kept an entry");
+    e = rabred_prepared_claim(&cache, &k4);
+    CHECK(NULL == e->choice.alg && 0 == e->pick_at_calls && NULL == e->run.alg &&
+              !e->estimated,
+          "a claimed entry is not empty");
+    rabred_prepared_cache_fini(&cache);
+}
+
+/* A ready plan has its schedule and twice its largest step's slots; one
+ * that failed to build is not runnable; every allocation failing once
+ * gives RABRED_ERR_NOMEM, never a half-built plan that looks runnable. */
+static void test_ready_plans(void)
+{
+    rabred_ready_plan_t r;
+    memset(&r, 0, sizeof(r));
+    rabred_plan_args_t args = {16, 3, -1, 1000, 1, 0, NULL, 0};
+    CHECK(RABRED_OK == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &args) &&
+              r.alg == &rabred_alg_allreduce_rabenseifner && r.schedule.nsteps > 0 &&
+              r.requests_cap >= 2 * r.schedule.max_requests,
+          "rabenseifner p=16 not ready");
+    rabred_plan_args_t bad = {16, 16, -1, 1000, 1, 0, NULL, 0}; /* rank outside p */
+    CHECK(RABRED_ERR_ARG == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &bad) &&
+              NULL == r.alg,
+          "a plan that failed to build stayed runnable");
+    rabred_ready_plan_free(&r);
+    int failures = 0;
+    for (long n = 0; n < 200; n++) {
+        rabred_ready_plan_t fresh;
+        memset(&fresh, 0, sizeof(fresh));
+        rabred_nomem_arm(n);
+        int rc = rabred_ready_plan_build(&fresh, &rabred_alg_allreduce_binary_blocks, &args);
+        int failed = rabred_nomem_fired;
+        rabred_nomem_disarm();
+        if (failed) {
+            failures++;
+            CHECK(RABRED_ERR_NOMEM == rc && NULL == fresh.alg, "allocation %ld failed: rc %d", n,
+                  rc);
+        }
+        rabred_ready_plan_free(&fresh);
+        if (!failed) {
+            CHECK(RABRED_OK == rc, "build without a failure: rc %d", rc);
+            break;
+        }
+    }
+    CHECK(failures > 0, "no allocation was failed");
+}
+
+int main(void)
+{
+    test_schedules();
+    test_key_fields();
+    test_eviction();
+    test_ready_plans();
+    return rabred_test_summary("test_prepared");
+}
