@@ -12,8 +12,8 @@
 #   --mca btl self,vader         one node: shared memory only
 #   --mca mca_base_component_path BUILD/components[:SYSTEM_COMPONENT_DIR]
 #                                (and on 5.0 PMIx's own path; component-args.sh)
-#   --mca coll $RABRED_COLL      default rabred,basic,libnbc; skipped when the
-#                                caller passes its own --mca coll
+#   --mca coll $RABRED_COLL      default rabred,basic,libnbc
+# (each --mca one skipped when the caller passes its own value)
 # Environment:
 #   RABRED_COLL  coll component list (e.g. rabred,tuned,basic,libnbc)
 #   RABRED_ENV   path of the rabred-env.sh written by configure (default: the
@@ -45,27 +45,27 @@ if [ "${1:-}" = "--ompi-info" ]; then
     exec "$OMPI_INFO" "$@"
 fi
 
+# Which MCA parameters the caller sets: those are not added below.
+caller_sets=" "
+prev=
+for a in "$@"; do
+    if [ "$prev" = "--mca" ] || [ "$prev" = "-mca" ]; then
+        caller_sets="$caller_sets$a "
+    fi
+    prev=$a
+done
+sets() { [[ $caller_sets == *" $1 "* ]]; }
+
 args=()
 if [ "$(id -u)" -eq 0 ]; then
     args+=(--allow-run-as-root)
 fi
+args+=(--oversubscribe "${rabred_component_args[@]}")
+# a latency measurement passes mpi_yield_when_idle 0: two ranks on two
+# cores must poll, not yield
+sets mpi_yield_when_idle || args+=(--mca mpi_yield_when_idle 1)
 # shellcheck disable=SC2054  # "self,vader" is one argument, not two
-args+=(--oversubscribe
-       --mca mpi_yield_when_idle 1
-       --mca btl self,vader
-       "${rabred_component_args[@]}")
-
-# Respect a coll list given on the command line.
-caller_sets_coll=no
-prev=
-for a in "$@"; do
-    if [ "$prev" = "--mca" ] || [ "$prev" = "-mca" ]; then
-        [ "$a" = "coll" ] && caller_sets_coll=yes
-    fi
-    prev=$a
-done
-if [ "$caller_sets_coll" = no ]; then
-    args+=(--mca coll "${RABRED_COLL:-rabred,basic,libnbc}")
-fi
+sets btl || args+=(--mca btl self,vader)
+sets coll || args+=(--mca coll "${RABRED_COLL:-rabred,basic,libnbc}")
 
 exec "$MPIRUN" "${args[@]}" "$@"

@@ -21,6 +21,7 @@
 #include "coll_rabred.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
@@ -56,7 +57,9 @@ int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_dataty
 
 void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t)
 {
-    free(t->raw);
+    if (NULL != t->raw) { /* most temporaries live in the scratch */
+        free(t->raw);
+    }
     t->raw = t->buf = NULL;
 }
 
@@ -70,8 +73,10 @@ void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
 /* One execution: what every posting and local step needs. */
 typedef struct {
     const rabred_plan_t *plan;
+    const rabred_schedule_t *sched;
     char **bufs;
     ptrdiff_t extent;
+    size_t plain; /* a predefined type's size in bytes (copies are memcpy); 0: other types */
     struct ompi_datatype_t *dtype;
     struct ompi_op_t *op;
     int tag;
@@ -93,20 +98,17 @@ static void release(ompi_request_t **reqs, int n)
     }
 }
 
-/* Post round r's transfers of direction dir, appending to reqs[*n]; *n
- * counts the requests posted, also on error. */
-static int post_round(const exec_t *x, int r, int dir, ompi_request_t **reqs, int *n)
+/* Post posts [from, to) of step st (receives come first in that order),
+ * appending to reqs[*n]; *n counts the requests posted, also on error. */
+static int post(const exec_t *x, const rabred_step_t *st, int from, int to, ompi_request_t **reqs,
+                int *n)
 {
-    const rabred_round_t *rd = &x->plan->rounds[r];
     int rc = OMPI_SUCCESS;
-    for (int k = 0; k < rd->nxfer && OMPI_SUCCESS == rc; k++) {
-        const rabred_xfer_t *t = &x->plan->xfers[rd->first_xfer + k];
-        if (t->dir != dir) {
-            continue;
-        }
+    for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
+        const rabred_xfer_t *t = &x->plan->xfers[x->sched->posts[st->post_first + i]];
         char *ptr = address(x, t->buf, t->off);
         reqs[*n] = MPI_REQUEST_NULL;
-        rc = RABRED_XFER_RECV == dir
+        rc = RABRED_XFER_RECV == t->dir
                  ? MCA_PML_CALL(irecv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
                                       &reqs[*n]))
                  : MCA_PML_CALL(isend(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
@@ -116,18 +118,15 @@ static int post_round(const exec_t *x, int r, int dir, ompi_request_t **reqs, in
     return rc;
 }
 
-/* Post the directions first_dir..SEND of every round of a step: all its
- * receives before any of its sends. */
-static int post_step(const exec_t *x, const rabred_step_t *st, int first_dir,
-                     ompi_request_t **reqs, int *n)
+/* dst = src for len elements: a plain memcpy for predefined types (the
+ * datatype engine's general copy costs more than a small vector's bytes). */
+static int copy(const exec_t *x, char *dst, char *src, int64_t len)
 {
-    int rc = OMPI_SUCCESS;
-    for (int dir = first_dir; dir <= RABRED_XFER_SEND; dir++) {
-        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
-            rc = post_round(x, r, dir, reqs, n);
-        }
+    if (0 != x->plain) {
+        memcpy(dst, src, (size_t)len * x->plain);
+        return OMPI_SUCCESS;
     }
-    return rc;
+    return ompi_datatype_copy_content_same_ddt(x->dtype, (size_t)len, dst, src);
 }
 
 /* dst = src (op) dst, or dst = dst (op) src.  ompi_op_reduce computes only
@@ -147,7 +146,7 @@ static int reduce_step(const exec_t *x, const rabred_local_t *l, char *src, char
         return OMPI_ERR_NOT_SUPPORTED;
     }
     ompi_op_reduce(x->op, dst, src, (size_t)l->len, x->dtype);
-    return ompi_datatype_copy_content_same_ddt(x->dtype, (size_t)l->len, dst, src);
+    return copy(x, dst, src, l->len);
 }
 
 static int run_locals(const exec_t *x, int r)
@@ -161,7 +160,7 @@ static int run_locals(const exec_t *x, int r)
         if (RABRED_LOCAL_REDUCE == l->kind) {
             rc = reduce_step(x, l, src, dst);
         } else if (src != dst) { /* a copy onto itself is MPI_IN_PLACE */
-            rc = ompi_datatype_copy_content_same_ddt(x->dtype, (size_t)l->len, dst, src);
+            rc = copy(x, dst, src, l->len);
         }
         if (OMPI_SUCCESS != rc) {
             return rc;
@@ -170,53 +169,57 @@ static int run_locals(const exec_t *x, int r)
     return OMPI_SUCCESS;
 }
 
-/* Waits for every request of a posted step.  On failure Open MPI's
- * wait_all frees only the requests that succeeded and reports
- * MPI_ERR_IN_STATUS: return the first failed request's own error (e.g.
- * MPI_ERR_TRUNCATE) instead, and keep the count so that the caller's
- * release() frees the failed and unfinished ones. */
+/* Waits for every request of a posted step, one after the other (the
+ * progress engine moves them all meanwhile; Open MPI's wait_all costs more
+ * for the one or two requests of a typical step).  Each completed request
+ * is freed and set to MPI_REQUEST_NULL; the first failed request's own
+ * error (e.g. MPI_ERR_TRUNCATE) is returned, the ones after it left posted
+ * for the caller's release(). */
 static int wait_step(ompi_request_t **reqs, int *n)
 {
-    if (0 == *n) {
-        return OMPI_SUCCESS;
-    }
-    int rc = ompi_request_wait_all(*n, reqs, MPI_STATUSES_IGNORE);
-    if (OMPI_SUCCESS == rc) {
-        *n = 0;
-        return rc;
-    }
     for (int i = 0; i < *n; i++) {
-        ompi_request_t *r = reqs[i];
-        if (MPI_REQUEST_NULL != r && REQUEST_COMPLETE(r) && MPI_SUCCESS != r->req_status.MPI_ERROR) {
-            return r->req_status.MPI_ERROR;
+        int rc = ompi_request_wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    *n = 0;
+    return OMPI_SUCCESS;
+}
+
+/* Step k waits in reqs[k & 1] while step k+1 is posted into the other:
+ * its first `early` posts before step k's local steps, the rest after. */
+static int run_steps(const exec_t *x, ompi_request_t **reqs[2], int n[2])
+{
+    const rabred_schedule_t *s = x->sched;
+    int rc = 0 < s->nsteps ? post(x, &s->steps[0], 0, s->steps[0].post_count, reqs[0], &n[0])
+                           : OMPI_SUCCESS;
+    for (int k = 0; k < s->nsteps && OMPI_SUCCESS == rc; k++) {
+        const rabred_step_t *st = &s->steps[k], *next = k + 1 < s->nsteps ? st + 1 : NULL;
+        int cur = k & 1, nxt = cur ^ 1;
+        rc = wait_step(reqs[cur], &n[cur]);
+        if (OMPI_SUCCESS == rc && NULL != next && st->early > 0) {
+            rc = post(x, next, 0, st->early, reqs[nxt], &n[nxt]);
+        }
+        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
+            rc = run_locals(x, r);
+        }
+        if (OMPI_SUCCESS == rc && NULL != next) {
+            rc = post(x, next, st->early, next->post_count, reqs[nxt], &n[nxt]);
         }
     }
     return rc;
 }
 
-/* Step k waits in reqs[k & 1] while step k+1 is posted into the other. */
-static int run_steps(const exec_t *x, const rabred_schedule_t *sched, ompi_request_t **reqs[2],
-                     int n[2])
+/* A predefined type's size when its elements are contiguous bytes, else 0. */
+static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
 {
-    int rc = 0 < sched->nsteps ? post_step(x, &sched->steps[0], RABRED_XFER_RECV, reqs[0], &n[0])
-                               : OMPI_SUCCESS;
-    for (int k = 0; k < sched->nsteps && OMPI_SUCCESS == rc; k++) {
-        const rabred_step_t *st = &sched->steps[k];
-        int cur = k & 1, nxt = cur ^ 1, more = k + 1 < sched->nsteps;
-        rc = wait_step(reqs[cur], &n[cur]);
-        if (OMPI_SUCCESS == rc && more && st->early >= RABRED_XFER_RECV) {
-            for (int dir = RABRED_XFER_RECV; dir <= st->early && OMPI_SUCCESS == rc; dir++) {
-                rc = post_round(x, sched->steps[k + 1].first, dir, reqs[nxt], &n[nxt]);
-            }
-        }
-        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
-            rc = run_locals(x, r);
-        }
-        if (OMPI_SUCCESS == rc && more) {
-            rc = post_step(x, &sched->steps[k + 1], st->early + 1, reqs[nxt], &n[nxt]);
-        }
+    size_t size = 0;
+    if (!opal_datatype_is_predefined(&dtype->super)) {
+        return 0;
     }
-    return rc;
+    ompi_datatype_type_size(dtype, &size);
+    return (ptrdiff_t)size == extent ? size : 0;
 }
 
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_NBUFS],
@@ -225,11 +228,12 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(dtype, &lb, &extent);
-    exec_t x = {&ready->plan, bufs, extent, dtype, op, tag, comm};
+    exec_t x = {&ready->plan, &ready->schedule, bufs, extent, plain_size(dtype, extent),
+                dtype, op, tag, comm};
     ompi_request_t **requests = (ompi_request_t **)ready->requests;
     ompi_request_t **reqs[2] = {requests, requests + ready->schedule.max_requests};
     int n[2] = {0, 0};
-    int rc = run_steps(&x, &ready->schedule, reqs, n);
+    int rc = run_steps(&x, reqs, n);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
         release(reqs[0], n[0]);
         release(reqs[1], n[1]);

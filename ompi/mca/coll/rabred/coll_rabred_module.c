@@ -319,7 +319,8 @@ static void count_and_say(const call_t *c, const rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     k->calls[c->coll][NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
-    if (k->verbose >= 2 || (k->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why)) {
+    if (OPAL_UNLIKELY(k->verbose >= 2 ||
+                      (k->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why))) {
         opal_output(k->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
                     rabred_coll_name(c->coll), c->p,
                     (long long)c->count * (long long)type_size(c->dtype),

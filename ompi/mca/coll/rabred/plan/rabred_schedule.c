@@ -14,6 +14,7 @@ void rabred_schedule_init(rabred_schedule_t *s)
 void rabred_schedule_free(rabred_schedule_t *s)
 {
     free(s->steps);
+    free(s->posts);
     rabred_schedule_init(s);
 }
 
@@ -25,54 +26,77 @@ static int step_end(const rabred_plan_t *plan, int a, int input_is_acc)
     return end > a + 1 && rabred_plan_group_safe(plan, a, end, input_is_acc) ? end : a + 1;
 }
 
-/* What of round a+1 may go out before round a's local steps. */
+/* What of round a+1 may go out before round a's local steps: the last
+ * direction, or -1 for nothing. */
 static int early_part(const rabred_plan_t *plan, int a, int input_is_acc)
 {
     if (rabred_plan_can_post_early(plan, a, input_is_acc)) {
         return RABRED_XFER_SEND;
     }
-    return rabred_plan_can_post_recvs_early(plan, a, input_is_acc) ? RABRED_XFER_RECV
-                                                                   : RABRED_EARLY_NONE;
+    return rabred_plan_can_post_recvs_early(plan, a, input_is_acc) ? RABRED_XFER_RECV : -1;
 }
 
-static int push_step(rabred_schedule_t *s, int first, int end)
+static int grow(void **array, int32_t *cap, int32_t need, size_t size)
 {
-    if (s->nsteps == s->cap) {
-        int32_t cap = s->cap ? 2 * s->cap : 16;
-        rabred_step_t *grown = realloc(s->steps, (size_t)cap * sizeof(*grown));
-        if (NULL == grown) {
-            return RABRED_ERR_NOMEM;
-        }
-        s->steps = grown;
-        s->cap = cap;
+    if (need <= *cap) {
+        return RABRED_OK;
     }
-    s->steps[s->nsteps++] = (rabred_step_t){first, end, RABRED_EARLY_NONE};
+    int32_t ncap = *cap ? 2 * *cap : 16;
+    while (ncap < need) {
+        ncap *= 2;
+    }
+    void *grown = realloc(*array, (size_t)ncap * size);
+    if (NULL == grown) {
+        return RABRED_ERR_NOMEM;
+    }
+    *array = grown;
+    *cap = ncap;
     return RABRED_OK;
 }
 
-/* The most requests a group of joined rounds posts, whether or not it runs
- * as one step: enough for any step. */
-static int32_t max_requests(const rabred_plan_t *plan)
+/* Step [first, end): its transfers' indices, receives first. */
+static int push_step(const rabred_plan_t *plan, rabred_schedule_t *s, int first, int end)
 {
-    int32_t most = 0;
-    for (int a = 0, b; a < plan->nrounds; a = b) {
-        int32_t n = 0;
-        b = rabred_plan_group_end(plan, a);
-        for (int r = a; r < b; r++) {
-            n += plan->rounds[r].nxfer;
-        }
-        most = n > most ? n : most;
+    int32_t n = 0;
+    for (int r = first; r < end; r++) {
+        n += plan->rounds[r].nxfer;
     }
-    return most;
+    if (RABRED_OK != grow((void **)&s->steps, &s->cap, s->nsteps + 1, sizeof(*s->steps)) ||
+        RABRED_OK != grow((void **)&s->posts, &s->posts_cap, s->nposts + n, sizeof(*s->posts))) {
+        return RABRED_ERR_NOMEM;
+    }
+    s->steps[s->nsteps++] = (rabred_step_t){first, end, s->nposts, n, 0};
+    for (int dir = RABRED_XFER_RECV; dir <= RABRED_XFER_SEND; dir++) {
+        for (int r = first; r < end; r++) {
+            const rabred_round_t *rd = &plan->rounds[r];
+            for (int k = 0; k < rd->nxfer; k++) {
+                if (plan->xfers[rd->first_xfer + k].dir == dir) {
+                    s->posts[s->nposts++] = rd->first_xfer + k;
+                }
+            }
+        }
+    }
+    s->max_requests = n > s->max_requests ? n : s->max_requests;
+    return RABRED_OK;
+}
+
+/* How many of round r's transfers are receives. */
+static int32_t receives(const rabred_plan_t *plan, int r)
+{
+    int32_t n = 0;
+    for (int k = 0; k < plan->rounds[r].nxfer; k++) {
+        n += RABRED_XFER_RECV == plan->xfers[plan->rounds[r].first_xfer + k].dir;
+    }
+    return n;
 }
 
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s)
 {
-    s->nsteps = 0;
+    s->nsteps = s->nposts = s->max_requests = 0;
     for (int a = 0, b; a < plan->nrounds; a = b) {
         b = step_end(plan, a, input_is_acc);
-        if (RABRED_OK != push_step(s, a, b)) {
-            s->nsteps = 0;
+        if (RABRED_OK != push_step(plan, s, a, b)) {
+            s->nsteps = s->nposts = 0;
             return RABRED_ERR_NOMEM;
         }
     }
@@ -80,9 +104,11 @@ int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_sc
     for (int k = 0; k + 1 < s->nsteps; k++) {
         rabred_step_t *cur = &s->steps[k], *next = &s->steps[k + 1];
         if (cur->end == cur->first + 1 && next->end == next->first + 1) {
-            cur->early = (int8_t)early_part(plan, cur->first, input_is_acc);
+            int dir = early_part(plan, cur->first, input_is_acc);
+            cur->early = RABRED_XFER_SEND == dir   ? next->post_count
+                         : RABRED_XFER_RECV == dir ? receives(plan, next->first)
+                                                   : 0;
         }
     }
-    s->max_requests = max_requests(plan);
     return RABRED_OK;
 }

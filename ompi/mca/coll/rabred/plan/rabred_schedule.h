@@ -11,7 +11,9 @@
  * when the executor did it on each call).
  *
  * Step k covers rounds [first, end): all their receives are posted, then
- * all their sends, all are waited for, then their local steps run in order.
+ * all their sends (the order is listed once, in `posts`, so the executor
+ * walks one array), all are waited for, then their local steps run in
+ * order.
  * A group of joined rounds (rabred_plan_round_joined) is one step when it is
  * safe to post at once (rabred_plan_group_safe), else one step per round.
  * Between two single-round steps the next round's transfers go out before
@@ -28,17 +30,19 @@
 
 #include "plan/rabred_plan.h"
 
-enum { RABRED_EARLY_NONE = -1 }; /* else the last rabred_xfer_dir_t posted early */
-
 typedef struct {
-    int32_t first, end; /* rounds [first, end) */
-    int8_t early;       /* of step k+1's round, the directions RECV..early go out
-                         * before this step's local steps; RABRED_EARLY_NONE */
+    int32_t first, end;  /* rounds [first, end) */
+    int32_t post_first;  /* its transfers in posting order: posts[post_first ..] */
+    int32_t post_count;  /*   ... all receives of its rounds, then all sends */
+    int32_t early;       /* how many of step k+1's posts go out before this
+                          * step's local steps: 0, its receives, or all */
 } rabred_step_t;
 
 typedef struct {
     rabred_step_t *steps;
     int32_t nsteps, cap;
+    int32_t *posts;       /* transfer indices (plan->xfers) in posting order */
+    int32_t nposts, posts_cap;
     int32_t max_requests; /* the most requests one step posts */
 } rabred_schedule_t;
 
