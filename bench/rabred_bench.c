@@ -148,6 +148,7 @@ typedef struct {
     int max_set;             /* -m or -s given */
     int first_call;          /* --first-call: new communicators' first calls only */
     int hit_cost;            /* --hit-cost: a prepared call's cost on MPI_COMM_SELF first */
+    const char *profile;     /* --profile: rules file of the rabred:profile variant */
 } options_t;
 
 typedef struct {             /* one measurement: over ranks, seconds per call */
@@ -204,7 +205,10 @@ static void usage_exit(int status)
 "  --first-call 1      instead: the first and second call (8 B) on -r new\n"
 "                      communicators, rabred:auto and the component below\n"
 "  --hit-cost 1        first: a prepared call's cost, MPI_Allreduce in place\n"
-"                      of one double on MPI_COMM_SELF, rabred:auto and below\n");
+"                      of one double on MPI_COMM_SELF, rabred:auto and below\n"
+"  --profile FILE      add the variant rabred:profile: rabred:auto on a\n"
+"                      communicator created with coll_rabred_rules_file FILE\n"
+"                      (e.g. bench/profiles/emulated-100mbit.rules)\n");
     }
     MPI_Finalize();
     exit(status);
@@ -325,6 +329,8 @@ static void parse_option(options_t *o, const char *opt, const char *val)
         o->first_call = (int) parse_size(val, 0, 1);
     } else if (0 == strcmp(opt, "--hit-cost")) {
         o->hit_cost = (int) parse_size(val, 0, 1);
+    } else if (0 == strcmp(opt, "--profile")) {
+        o->profile = val;
     } else {
         usage_exit(1);
     }
@@ -568,6 +574,32 @@ static void load_balanced_variant(coll_t *c, const options_t *o)
     variant_t *v = add_variant(c, "rabred:balanced", FAMILY_RABRED, c->v[1].rabred_value,
                                MPI_COMM_WORLD, 0);
     v->arrival_off = 1;
+}
+
+/* rabred:profile: rabred:auto on a communicator created while
+ * coll_rabred_rules_file named --profile's file (rabred reads the rules
+ * file when a communicator is created), so the profile's choices run side
+ * by side with the built-in model's. */
+static void load_profile_variant(coll_t *c, const options_t *o)
+{
+    rabred_mpit_cvar_t cv;
+    char before[4096];
+    MPI_Comm comm;
+    if (NULL == o->profile) {
+        return;
+    }
+    if (MPI_SUCCESS != rabred_mpit_cvar_find("coll_rabred_rules_file", &cv) ||
+        MPI_SUCCESS != rabred_mpit_cvar_open(&cv) || rabred_mpit_cvar_read_only(&cv)) {
+        fail_all("cannot open the settable control variable", "coll_rabred_rules_file");
+    }
+    (void)rabred_mpit_cvar_read_string(&cv, before, sizeof(before));
+    if (MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, o->profile) ||
+        MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm) ||
+        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, before)) {
+        fail_all("cannot create the communicator of", "rabred:profile");
+    }
+    rabred_mpit_cvar_close(&cv);
+    add_variant(c, "rabred:profile", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
 }
 
 /* One communicator per coll/tuned algorithm: write the forced-algorithm
@@ -1435,6 +1467,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
         free_variants(c);
         return;
     }
+    load_profile_variant(c, o);
     load_tuned_variants(c, o);
     load_han_variant(c, o);
     if (0 == g_rank) {

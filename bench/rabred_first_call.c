@@ -6,7 +6,9 @@
  * For p ranks a first call prices the algorithms (once per communicator
  * size: the component shares its price books, rabred_model.h), chooses
  * (rabred_select.h) and builds this rank's plan with its schedule
- * (rabred_prepared.h).  Printed per p and message size: the first
+ * (rabred_prepared.h), under the built-in model between nodes (whose
+ * structural terms build each algorithm's plan for a few ranks).  Printed
+ * per p and message size: the first
  * communicator of that size (book filled), a later one (book shared), and
  * the price of one selection alone; microseconds, best of --repeats.  The
  * settings check of a first call (one 32-byte allreduce, lg p messages) is
@@ -41,8 +43,8 @@ typedef struct {
  * rank 1's plan.  Returns seconds, or < 0 on an error. */
 static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready_plan_t *r)
 {
-    rabred_model_t model = {RABRED_DEFAULT_ALPHA, RABRED_DEFAULT_BETA, RABRED_DEFAULT_GAMMA,
-                            RABRED_DEFAULT_F_ALPHA, RABRED_DEFAULT_F_BETA};
+    rabred_model_t model = rabred_model_make(&rabred_default_inter, RABRED_DEFAULT_REDUCE_MBS,
+                                             RABRED_DEFAULT_ROUND_SYNC_US);
     double t0 = now();
     const rabred_pricebook_t *book = NULL;
     if (RABRED_OK != rabred_pricebooks_get(books, s->coll, s->p, 0, &model, &book)) {

@@ -1,7 +1,9 @@
 /*
- * rabred_netmodel: measures the parameters of rabred's cost model, the
- * alpha/beta/gamma model of seed 000 sec. 2.1, on the machine and transport
- * it runs on, and prints them as MCA settings.
+ * rabred_netmodel: measures a link the way seed 000 sec. 2.1 models it
+ * (alpha/beta/gamma and the one-way factors), per size, on the machine and
+ * transport it runs on: the emulated cluster's link check and the tables of
+ * bench/cluster/README.md.  rabred's own cost model has more terms and its
+ * own tool: rabred-calibrate (README, "The cost model").
  *
  * The model and what is measured:
  *   - an exchange (both partners send n bytes to each other at once, as in
@@ -351,11 +353,6 @@ static int find_hosts(void)
 
 /* ---- output ----------------------------------------------------------------- */
 
-static void print_mca(const char *name, double v)
-{
-    printf("--mca %s %.4g ", name, v);
-}
-
 static void report(const options_t *o, int nhosts, const long *sizes, int nsizes,
                    double t[][K_NKINDS], const double *spread, int have_ring,
                    double gamma, double gamma_all)
@@ -418,13 +415,7 @@ static void report(const options_t *o, int nhosts, const long *sizes, int nsizes
         printf("\nnote: f_alpha or f_beta outside seed 000's range 0.5..1.0; the values "
                "below are the measured ones\n");
     }
-    printf("\n# MCA settings (seconds, seconds per byte):\n");
-    print_mca("coll_rabred_alpha", alpha);
-    print_mca("coll_rabred_beta", beta);
-    print_mca("coll_rabred_gamma", gamma);
-    print_mca("coll_rabred_f_alpha", f_alpha);
-    print_mca("coll_rabred_f_beta", f_beta);
-    printf("\n");
+    printf("\n# rabred's cost model: measure it with rabred-calibrate\n");
 }
 
 int main(int argc, char **argv)

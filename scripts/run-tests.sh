@@ -170,9 +170,12 @@ fi
 bad_log=$logs/bad-mca-values.log
 run_mpi bad-mca-values 2 "$correctness" --quick \
     --mca coll_rabred_allreduce_algorithm no_such_algorithm \
-    --mca coll_rabred_reduce_short_bytes -7 --mca coll_rabred_arrival_weight 5
+    --mca coll_rabred_reduce_short_bytes -7 --mca coll_rabred_arrival_weight 5 \
+    --mca coll_rabred_inter_mbs -5 --mca coll_rabred_intra_duplex 0.5
 if grep -q "invalid coll_rabred_allreduce_algorithm; using the default, auto" "$bad_log" &&
    grep -q "coll_rabred_reduce_short_bytes = -7 is negative; using the default" "$bad_log" &&
+   grep -q "coll_rabred_inter_mbs = -5 is outside \[0.001, 1e+09\]; using the default 10000" "$bad_log" &&
+   grep -q "coll_rabred_intra_duplex = 0.5 is outside \[1, 100\]; using the default 1" "$bad_log" &&
    grep -q "coll_rabred_arrival_weight = 5 is outside \[0.001, 1\]; using the default 0.5" "$bad_log"; then
     pass bad-mca-warnings
 else
@@ -250,6 +253,42 @@ for f in rules.txt rules-tuned.txt; do
         fail "$name-loaded" "$logs/$name.log"
     fi
 done
+
+# rabred-calibrate on 5 ranks of this machine (the intra-node link and
+# every round term) writes an MCA parameter file and its summary; Open MPI
+# reads the file back through the line its header gives, rabred takes its
+# values, and every result stays right under the calibrated model.
+cal_dir=$logs/calibrate
+mkdir -p "$cal_dir"
+run_mpi calibrate-np5 5 tools/rabred-calibrate --out "$cal_dir" --max-bytes 262144
+cal_conf=$cal_dir/rabred-calibration.conf
+cal_files=$(sed -n 's/^# mpirun --mca mca_base_param_files //p' "$cal_conf" 2>/dev/null)
+cal_log=$logs/calibrate-read-back.log
+# (ompi_info reads parameter files before its --mca options: the
+# environment's form, which mpirun's --mca becomes; an empty list makes
+# Open MPI 4.1.4's ompi_info crash)
+echo "calibration file list: '$cal_files'" >"$cal_log"
+[ -n "$cal_files" ] &&
+    OMPI_MCA_mca_base_param_files=$cal_files bash scripts/mpirun-rabred.sh --ompi-info \
+        --param coll rabred --level 9 --parsable >>"$cal_log" 2>&1
+cal_read_back() { # every name = value of the file, as ompi_info reports it
+    local name value seen n=0
+    while IFS=' =' read -r name value; do
+        seen=$(sed -n "s/^mca:coll:rabred:param:$name:value://p" "$cal_log")
+        awk -v a="$value" -v b="$seen" 'BEGIN { exit !(b != "" && a - b < 1e-9 * (a < 0 ? -a : a) + 1e-12 && b - a < 1e-9 * (a < 0 ? -a : a) + 1e-12) }' ||
+            { echo "$name: file $value, ompi_info '$seen'" >>"$cal_log"; return 1; }
+        n=$((n + 1))
+    done < <(grep -v '^#' "$cal_conf")
+    [ "$n" -ge 11 ] # the intra link's 6, reduce, sync, duplex, aggregate, peer (5 ranks)
+}
+if [ -n "$cal_files" ] && grep -q "coll_rabred_intra_peer_us" "$cal_dir/rabred-calibration.md" &&
+   cal_read_back; then
+    pass calibrate-read-back
+else
+    fail calibrate-read-back "$cal_log"
+fi
+run_mpi calibrated-correctness-np5 5 "$correctness" --quick \
+    --mca mca_base_param_files "$cal_files"
 
 # Ranks that disagree on rabred's settings hand the communicator to the
 # component below (coll_rabred_agree.c) instead of running plans that do
@@ -340,8 +379,11 @@ bash scripts/mpirun-rabred.sh --ompi-info --param coll rabred --level 9 \
     >"$info_log" 2>&1
 for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
              coll_rabred_reduce_algorithm coll_rabred_verbose coll_rabred_rules_file \
-             coll_rabred_alpha coll_rabred_beta coll_rabred_gamma coll_rabred_f_alpha \
-             coll_rabred_f_beta coll_rabred_segment_size; do
+             coll_rabred_intra_alpha_us coll_rabred_intra_mbs coll_rabred_intra_oneway_alpha \
+             coll_rabred_intra_oneway_beta coll_rabred_intra_eager_bytes \
+             coll_rabred_intra_rndv_us coll_rabred_intra_peer_us coll_rabred_intra_duplex \
+             coll_rabred_intra_aggregate_mbs coll_rabred_inter_alpha_us coll_rabred_inter_mbs \
+             coll_rabred_reduce_mbs coll_rabred_round_sync_us coll_rabred_segment_size; do
     if grep -q "parameter \"$param\"" "$info_log"; then
         pass "ompi-info-$param"
     else

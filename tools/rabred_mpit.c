@@ -112,6 +112,17 @@ int rabred_mpit_cvar_read_string(const rabred_mpit_cvar_t *cv, char *buf, size_t
     return rc;
 }
 
+int rabred_mpit_cvar_write_string(const rabred_mpit_cvar_t *cv, const char *value)
+{
+    if (MPI_T_CVAR_HANDLE_NULL == cv->handle) {
+        return MPI_T_ERR_INVALID_HANDLE;
+    }
+    if (MPI_CHAR != cv->datatype) {
+        return MPI_T_ERR_INVALID;
+    }
+    return MPI_T_cvar_write(cv->handle, value);
+}
+
 void rabred_mpit_cvar_close(rabred_mpit_cvar_t *cv)
 {
     if (MPI_T_CVAR_HANDLE_NULL != cv->handle) {

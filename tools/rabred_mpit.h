@@ -53,6 +53,8 @@ int rabred_mpit_cvar_write_int(const rabred_mpit_cvar_t *cv, int value);
 /* An open string variable into buf (size bytes, truncated, NUL-ended; ""
  * on any error). */
 int rabred_mpit_cvar_read_string(const rabred_mpit_cvar_t *cv, char *buf, size_t size);
+/* Writes an open string variable (it must be settable). */
+int rabred_mpit_cvar_write_string(const rabred_mpit_cvar_t *cv, const char *value);
 
 /* Frees the handle, if any (safe on a variable never found or opened). */
 void rabred_mpit_cvar_close(rabred_mpit_cvar_t *cv);

@@ -148,7 +148,10 @@ def analyse(data, bw, balanced):
              # with han loaded): Open MPI 5.0's default on several nodes
              'han_us': ok['han:default']['avg'] if 'han:default' in ok else None,
              'auto_over_han': auto['avg'] / ok['han:default']['avg']
-                              if 'han:default' in ok else None}
+                              if 'han:default' in ok else None,
+             # rabred:auto under the rules of a profile (rabred_bench --profile)
+             'profile_over_best_tuned': ok['rabred:profile']['avg'] / tuned[bt]['avg']
+                                        if 'rabred:profile' in ok else None}
         if balanced and bw and nbytes >= BOUND_MIN_BYTES:
             b = bound_us(coll, p, nbytes, bw)
             r['bound_us'] = b
@@ -176,7 +179,8 @@ def write_csvs(outdir, data, rows):
             'best_rabred', 'best_rabred_us', 'auto_over_default', 'auto_over_best_tuned',
             'best_tuned_by_max', 'auto_over_best_tuned_by_max',
             'best_rabred_over_best_tuned', 'auto_spread', 'best_tuned_spread',
-            'bound_us', 'auto_over_bound', 'best_tuned_over_bound', 'han_us', 'auto_over_han']
+            'bound_us', 'auto_over_bound', 'best_tuned_over_bound', 'han_us', 'auto_over_han',
+            'profile_over_best_tuned']
     with open(os.path.join(outdir, 'ratios.csv'), 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow([{'default': 'tuned_default_us', 'auto': 'rabred_auto_us'}.get(k, k)
@@ -220,6 +224,20 @@ def detail_table(rows, coll, p, balanced):
     return '\n'.join(out)
 
 
+def within_summary(rows, near=1.05):
+    """How many cells are within `near` of the best tuned algorithm, and the
+    worst ratio, for rabred:auto and (when run) rabred:profile."""
+    out = ['| variant / best tuned | cells | within %.2fx | worst |' % near, '|:---|---:|---:|---:|']
+    for key, name in (('auto_over_best_tuned', 'rabred:auto'),
+                      ('profile_over_best_tuned', 'rabred:profile')):
+        vals = [r[key] for r in rows if r.get(key)]
+        if vals:
+            within = sum(v <= near for v in vals)
+            out.append('| %s | %d | %d (%.0f%%) | %.2f |'
+                       % (name, len(vals), within, 100.0 * within / len(vals), max(vals)))
+    return out
+
+
 def losses(rows, coll, threshold=1.10):
     out = []
     for r in rows:
@@ -254,12 +272,16 @@ def write_markdown(outdir, rows, modes, bw, bw_src, balanced, plots):
               '(%.1f Mbit/s, %s), compared with the median of the max over ranks '
               '(completion of the operation); from %s up (below it latency dominates).'
               % (bw / 1e6, bw * 8 / 1e6, bw_src, human(BOUND_MIN_BYTES)), '']
+    L += within_summary(rows) + ['']
     for coll in ('allreduce', 'reduce'):
         if not any(r['coll'] == coll for r in rows):
             continue
         L += ['## MPI_%s' % ('Allreduce' if coll == 'allreduce' else 'Reduce (root 0)'), '',
               '### rabred:auto / best tuned', '', grid_table(rows, coll, 'auto_over_best_tuned'), '',
               '### rabred:auto / tuned:default', '', grid_table(rows, coll, 'auto_over_default'), '']
+        if any(r['coll'] == coll and r['profile_over_best_tuned'] for r in rows):
+            L += ['### rabred:profile (the same, with the profile\'s rules) / best tuned', '',
+                  grid_table(rows, coll, 'profile_over_best_tuned'), '']
         if any(r['coll'] == coll and r['auto_over_han'] for r in rows):
             L += ['### rabred:auto / han:default (coll/han, Open MPI\'s hierarchical '
                   'component)', '', grid_table(rows, coll, 'auto_over_han'), '']

@@ -23,6 +23,13 @@
 #   --coll allreduce|reduce|both              (default both)
 #   --variants LIST    only these variants (rabred_bench --variants; e.g. for
 #                      16M, where every variant at every p takes hours)
+#   --params FILE      rabred's cost model for every run: an MCA parameter
+#                      file as rabred-calibrate writes it (default
+#                      bench/profiles/emulated-100mbit.conf, this cluster's
+#                      calibration; none: the built-in defaults)
+#   --profile FILE     rules file run as the variant rabred:profile, side by
+#                      side with rabred:auto (default bench/profiles/
+#                      emulated-100mbit.rules; none: no such variant)
 #   --name NAME        output directory bench/results/NAME
 #                      (default DATE, or quick-DATE with --quick)
 #   --wait-cluster S   wait up to S seconds for a cluster someone else has up
@@ -52,6 +59,7 @@ sizes=8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M
 repeats=5 rate=100mbit target_ms=30 skip_factor=4 coll=both variants=
 mode=balanced max_delay='' late_rank='' name='' wait_cluster=0 timeout_min=240
 can_run_only=no build=yes
+params=$top/bench/profiles/emulated-100mbit.conf profile=$top/bench/profiles/emulated-100mbit.rules
 p_set=no sizes_set=no repeats_set=no
 while [ $# -gt 0 ]; do
     case $1 in
@@ -67,6 +75,8 @@ while [ $# -gt 0 ]; do
         --late-rank) late_rank=${2:?}; shift 2 ;;
         --coll) coll=${2:?}; shift 2 ;;
         --variants) variants=${2:?}; shift 2 ;;
+        --params) params=${2:?}; shift 2 ;;
+        --profile) profile=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
         --wait-cluster) wait_cluster=${2:?}; shift 2 ;;
         --timeout-min) timeout_min=${2:?}; shift 2 ;;
@@ -166,7 +176,10 @@ mkdir -p "$out/raw"
 meta=$out/raw/meta.txt
 {
     echo "command: bench/compare/compare.sh $orig_args"
-    echo "argv_resolved: p_list='$p_list' sizes=$sizes repeats=$repeats rate=$rate target_ms=$target_ms skip_factor=$skip_factor mode=$mode max_delay=${max_delay:-0} late_rank=${late_rank:-0} coll=$coll variants=${variants:-all}"
+    echo "argv_resolved: p_list='$p_list' sizes=$sizes repeats=$repeats rate=$rate target_ms=$target_ms skip_factor=$skip_factor mode=$mode max_delay=${max_delay:-0} late_rank=${late_rank:-0} coll=$coll variants=${variants:-all} params=$params profile=$profile"
+    if [ "$params" != none ]; then
+        grep -v '^#' "$params" | sed 's/^/params_file: /'
+    fi
     echo "started: $(date -u +%FT%TZ)"
     echo "host: $(hostname)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(nproc) cores"
@@ -219,6 +232,17 @@ bench_args=(-s "$sizes" -r "$repeats" -t "$target_ms" --skip-factor "$skip_facto
 [ -n "$max_delay" ] && bench_args+=(--max-delay "$max_delay")
 [ -n "$late_rank" ] && bench_args+=(--late-rank "$late_rank")
 [ -n "$variants" ] && bench_args+=(--variants "$variants")
+[ "$profile" != none ] && bench_args+=(--profile "$(realpath "$profile")")
+# The parameter file's `name = value` lines as mpirun --mca options (naming
+# the file through mca_base_param_files would replace Open MPI's own list).
+param_args=()
+if [ "$params" != none ]; then
+    [ -r "$params" ] || die "cannot read --params $params"
+    while IFS=' =' read -r pname pvalue; do
+        case $pname in ''|'#'*) continue ;; esac
+        param_args+=(--mca "$pname" "$pvalue")
+    done <"$params"
+fi
 
 # The link bandwidth B of the bound 2(p-1)/p n/B: measured once, MPI one-way
 # 4 MiB ping-pong between two hosts (what cluster.sh check measures).
@@ -254,7 +278,7 @@ for p in $p_list; do
     # tuned:default stays coll/tuned's decision on both Open MPI series
     RABRED_COLL=rabred,tuned,han,basic,libnbc timeout --kill-after=60 "$((timeout_min * 60))" \
         "$cluster" run -np "$p" --map-by node --mca coll_tuned_use_dynamic_rules 1 \
-        --mca coll_han_priority 0 \
+        --mca coll_han_priority 0 "${param_args[@]}" \
         "$top/bench/rabred_bench" "${bench_args[@]}" --csv "$out/raw/p$p.csv" \
         > "$out/raw/p$p.md" 2> "$out/raw/p$p.err" &
     bench_pid=$!

@@ -14,6 +14,13 @@
 
 static long rabred_test_passed, rabred_test_failed;
 
+/* A cost model (rabred_model_t) of the classic terms alone; the structural
+ * ones (sync, peer, rndv, duplex, aggregate) 0, i.e. off. */
+#define RABRED_TEST_MODEL(a, b, g, fa, fb)                                              \
+    {                                                                                   \
+        .alpha = (a), .beta = (b), .gamma = (g), .f_alpha = (fa), .f_beta = (fb)        \
+    }
+
 #define CHECK(cond, ...)                                                     \
     do {                                                                     \
         if (cond) {                                                          \

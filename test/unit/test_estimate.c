@@ -32,12 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/rabred_select.h"
 #include "select/rabred_estimate.h"
 #include "rabred_test.h"
 #include "rabred_test_nomem.h"
 
-static const rabred_model_t MODEL = {1.07e-5, 1.67e-7, 3.5e-11, 0.69, 0.5};
+static const rabred_model_t MODEL = {.alpha = 1.07e-5, .beta = 1.67e-7, .gamma = 3.5e-11, .f_alpha = 0.69, .f_beta = 0.5};
 
 static void test_update(void)
 {
@@ -175,73 +174,38 @@ static void test_choice(void)
     CHECK(NULL == pick.alg && pick.best_s < 0, "p above RABRED_ESTIMATE_MAX_P: not simulated");
 }
 
-/* The measured factor on the pre-reduced scatter under offsets (the
- * measured table, bench/results/arrival6-20261122): at p = 6 and 8, 1 MiB,
- * one rank 50 ms late, with the component's default switch threshold
- * (10%), auto must pick it against the neighbour ring it runs there; the
- * factor must not reach the balanced decision; and outside the measured
- * cell (p = 12) there is none. */
 static double book_price(const rabred_model_t *model, const char *name, int p, int64_t bytes);
 
-static void test_measured_scatter(void)
-{
-    const rabred_alg_t *scatter = alg("prereduced_scatter"), *ring = alg("neighbor_ring");
-    for (int p = 6; p <= 8; p += 2) {
-        rabred_estimate_t e;
-        CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
-        double g[8] = {0.05};
-        rabred_estimate_update(&e, g, 0.5);
-        rabred_estimate_update(&e, g, 0.5);
-        rabred_call_t call = {p, 1 << 17, 1};
-        rabred_arrival_pick_t pick;
-        double price = book_price(&MODEL, "neighbor_ring", p, 1 << 20);
-        CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.10,
-                                                  &pick) &&
-                  scatter == pick.alg,
-              "p=%d, 1 MiB, rank 0 50 ms late: %s (%g s against %g s)", p,
-              pick.alg ? pick.alg->name : "the ring", pick.best_s, pick.balanced_s);
-        CHECK(0.87 == rabred_select_arrival_factor(scatter, p, 1 << 20) &&
-                  1.0 == rabred_select_measured_factor(scatter, p, 1 << 20),
-              "p=%d: the scatter's factor applies under offsets only", p);
-        rabred_estimate_fini(&e);
-    }
-    CHECK(1.0 == rabred_select_arrival_factor(scatter, 12, 1 << 20) &&
-              1.0 == rabred_select_arrival_factor(alg("prereduced_ring"), 6, 1 << 20),
-          "no factor outside the measured cell or for other algorithms");
-}
-
-/* From p = 16 below 128 KiB the measured table keeps every arrival-aware
- * plan out (bench/results/confirm-p16-64k-20261125: the pre-reduced ring
- * at 31 ms against bruck's 21 under the skew of 16 ranks on 2 cores): a
- * rank late by 5 ms there never switches, and the cell is not estimated
- * at all; from 128 KiB, and at p = 15, the plans are back. */
-static void test_measured_kept_out(void)
+/* Rounds cost more than their messages when ranks are out of step
+ * (rabred_model_t.sync: 16 ranks on 2 cores, measured on the emulated
+ * cluster), and the arrival-aware plans run 2(p-1) or more lock-step
+ * rounds: the choice prices that term for them as for the balanced plan.
+ * At p = 16 and 64 KiB, with one rank 5 ms late, a millisecond per round
+ * keeps them out (30 rounds cost more than the 5 ms they could hide),
+ * while with ranks in step (sync 0) and a rank 50 ms late they win. */
+static void test_sync_prices_rounds(void)
 {
     const rabred_alg_t *bruck = alg("bruck");
-    int64_t sizes[] = {64 << 10, 96 << 10, 128 << 10};
-    int ps[] = {15, 16, 32};
-    for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
-        for (size_t j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
-            int p = ps[k], out = p >= 16 && sizes[j] < (128 << 10);
-            rabred_estimate_t e;
-            CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init p=%d", p);
-            double g[32] = {0, 0.005};
-            rabred_estimate_update(&e, g, 1.0);
-            rabred_estimate_update(&e, g, 1.0);
-            rabred_call_t call = {p, sizes[j] / 8, 1};
-            rabred_arrival_pick_t pick;
-            double price = book_price(&MODEL, "bruck", p, sizes[j]);
-            CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, bruck, price, 0,
-                                                      0.10, &pick),
-                  "choose p=%d", p);
-            CHECK(out ? NULL == pick.alg && NULL == pick.best : NULL != pick.best,
-                  "p=%d, %lld B, rank 1 5 ms late: %s considered, %s picked", p,
-                  (long long)sizes[j], pick.best ? pick.best->name : "none",
-                  pick.alg ? pick.alg->name : "none");
-            CHECK(out == !rabred_select_arrival_possible(p, sizes[j]),
-                  "p=%d, %lld B: estimated %s", p, (long long)sizes[j], out ? "not" : "yes");
-            rabred_estimate_fini(&e);
-        }
+    for (int oversubscribed = 0; oversubscribed <= 1; oversubscribed++) {
+        int p = 16;
+        rabred_model_t m = MODEL;
+        m.sync = oversubscribed ? 1e-3 : 0;
+        rabred_estimate_t e;
+        CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
+        double g[16] = {0, oversubscribed ? 0.005 : 0.05};
+        rabred_estimate_update(&e, g, 1.0);
+        rabred_estimate_update(&e, g, 1.0);
+        int64_t bytes = oversubscribed ? 64 << 10 : 1 << 20;
+        rabred_call_t call = {p, bytes / 8, 1};
+        rabred_arrival_pick_t pick;
+        double price = book_price(&m, "bruck", p, bytes);
+        CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &m, bruck, price, 0, 0.10, &pick),
+              "choose");
+        CHECK(oversubscribed ? NULL == pick.alg : NULL != pick.alg,
+              "sync %g s per round, rank 1 %g ms late, %lld B: %s picked (%g s, bruck %g s)",
+              m.sync, 1e3 * g[1], (long long)bytes, pick.alg ? pick.alg->name : "none",
+              pick.best_s, pick.balanced_s);
+        rabred_estimate_fini(&e);
     }
 }
 
@@ -291,7 +255,7 @@ static void test_pays(void)
     }
     /* a fast network (2 us, 10 GB/s): at 64 KiB the exchange would be a
      * large part of the call, at 16 MiB a negligible one */
-    rabred_model_t fast = {2e-6, 1e-10, 3.5e-11, 1, 1};
+    rabred_model_t fast = {.alpha = 2e-6, .beta = 1e-10, .gamma = 3.5e-11, .f_alpha = 1, .f_beta = 1};
     for (int p = 2; p <= 64; p *= 2) {
         double small = book_price(&fast, "pairwise_ring", p, 65536);
         double big = book_price(&fast, "pairwise_ring", p, 16 << 20);
@@ -510,20 +474,24 @@ static void test_determinism(void)
 /* Out of memory while the arrival-aware choice simulates is an error
  * (RABRED_ERR_NOMEM), with no pick: the component then fails the call
  * rather than keep the balanced choice while the other ranks switch.
- * Every allocation of the choice fails once (p = 6, 1 MiB, rank 0 50 ms
- * late, where the clean choice is the pre-reduced scatter). */
+ * Every allocation of the choice fails once (p = 6, 1 MiB, rank 0 100 ms
+ * late, where the clean choice is an arrival-aware plan). */
 static void test_choose_nomem(void)
 {
     const int p = 6;
     rabred_estimate_t e;
     CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
-    double g[6] = {0.05};
+    double g[6] = {0.1};
     rabred_estimate_update(&e, g, 0.5);
     rabred_estimate_update(&e, g, 0.5);
     rabred_call_t call = {p, 1 << 17, 1};
     rabred_arrival_pick_t pick;
     const rabred_alg_t *ring = alg("neighbor_ring");
     double price = book_price(&MODEL, "neighbor_ring", p, 1 << 20);
+    rabred_arrival_pick_t clean;
+    CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.10, &clean) &&
+              NULL != clean.alg,
+          "the clean choice picks no arrival-aware plan");
     long n = 0;
     for (;; n++) {
         rabred_nomem_arm(n);
@@ -531,7 +499,7 @@ static void test_choose_nomem(void)
         int fired = rabred_nomem_fired;
         rabred_nomem_disarm();
         if (!fired) {
-            CHECK(RABRED_OK == rc && alg("prereduced_scatter") == pick.alg,
+            CHECK(RABRED_OK == rc && clean.alg == pick.alg,
                   "no failure: rc %d, %s", rc, pick.alg ? pick.alg->name : "no pick");
             break;
         }
@@ -549,8 +517,7 @@ int main(void)
     test_one_off();
     test_learning();
     test_choice();
-    test_measured_scatter();
-    test_measured_kept_out();
+    test_sync_prices_rounds();
     test_choose_nomem();
     test_pays();
     test_pace();

@@ -25,8 +25,8 @@
 #include "plan/rabred_toolkit.h"
 
 static const rabred_model_t models[] = {
-    {60e-6, 160e-9, 0.5e-9, 1.0, 0.5}, /* 100 Mbit/s TCP-like */
-    {2e-6, 0.2e-9, 0.4e-9, 1.0, 1.0},  /* fast network, reduction-bound */
+    RABRED_TEST_MODEL(60e-6, 160e-9, 0.5e-9, 1.0, 0.5), /* 100 Mbit/s TCP-like */
+    RABRED_TEST_MODEL(2e-6, 0.2e-9, 0.4e-9, 1.0, 1.0),  /* fast network, reduction-bound */
 };
 #define NMODELS (int)(sizeof(models) / sizeof(models[0]))
 #define SEG ((int64_t)65536)
@@ -141,20 +141,17 @@ static void test_decision_is_oracle(void)
                         }
                         CHECK(!ch.alg->arrival_aware, "the balanced decision chose %s",
                               ch.alg->name);
-                        /* the oracle sees what the decision sees: the
-                         * simulator's price corrected by the measured table */
-                        double chosen = rabred_select_measured_factor(ch.alg, p, n) *
-                                        simulated(ch.alg, p, commutative, n, &models[k]);
+                        /* the oracle: the simulator's price (these
+                         * models have no structural terms) */
+                        double chosen = simulated(ch.alg, p, commutative, n, &models[k]);
                         double best = -1;
                         const char *best_name = "?";
                         for (int i = 0; i < rabred_table_size(coll); i++) {
                             const rabred_alg_t *alg = rabred_table_at(coll, i);
-                            double factor = rabred_select_measured_factor(alg, p, n);
-                            if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware ||
-                                factor <= 0) {
+                            if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware) {
                                 continue;
                             }
-                            double t = factor * simulated(alg, p, commutative, n, &models[k]);
+                            double t = simulated(alg, p, commutative, n, &models[k]);
                             if (best < 0 || t < best) {
                                 best = t;
                                 best_name = alg->name;
@@ -210,7 +207,13 @@ static void test_pricebooks(void)
               RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 7, SEG, &models[0], &c) &&
               RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 6, SEG, &models[1], &d),
           "registry");
-    CHECK(a == b && a != c && a != d && c != d && 3 == books.n,
+    rabred_model_t out_of_step = models[0];
+    const rabred_pricebook_t *e = NULL;
+    out_of_step.sync = 1e-6;
+    CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 6, SEG, &out_of_step,
+                                             &e) && e != a && 1e-6 == e->model.sync,
+          "a model differing in a structural term shares a book");
+    CHECK(a == b && a != c && a != d && c != d && 4 == books.n,
           "books not shared by size and model: %d books", books.n);
     rabred_pricebooks_free(&books);
     CHECK(RABRED_OK == rabred_pricebooks_get(&clean, RABRED_COLL_REDUCE, 6, SEG, &models[0], &ref),

@@ -70,7 +70,7 @@ static double uniform(uint64_t *state, double lo, double hi)
 static void init_models(void)
 {
     uint64_t seed = 20040601;
-    models[0] = (rabred_model_t){2e-6, 0.4e-9, 0.25e-9, 1.0, 1.0};
+    models[0] = (rabred_model_t)RABRED_TEST_MODEL(2e-6, 0.4e-9, 0.25e-9, 1.0, 1.0);
     for (int k = 1; k <= 3; k++) { /* alpha 0.1-100 us, beta and gamma 0.01-10 ns */
         models[k].alpha = pow(10.0, uniform(&seed, -7, -4));
         models[k].beta = pow(10.0, uniform(&seed, -11, -8));
@@ -78,9 +78,9 @@ static void init_models(void)
         models[k].f_alpha = uniform(&seed, 0.3, 1.0);
         models[k].f_beta = uniform(&seed, 0.3, 1.0);
     }
-    models[4] = (rabred_model_t){50e-6, 0.05e-9, 0.02e-9, 0.55, 0.45};
-    models[5] = (rabred_model_t){0.05e-6, 2e-9, 0.2e-9, 0.8, 0.5};
-    models[6] = (rabred_model_t){0.05e-6, 0.1e-9, 3e-9, 0.4, 0.7};
+    models[4] = (rabred_model_t)RABRED_TEST_MODEL(50e-6, 0.05e-9, 0.02e-9, 0.55, 0.45);
+    models[5] = (rabred_model_t)RABRED_TEST_MODEL(0.05e-6, 2e-9, 0.2e-9, 0.8, 0.5);
+    models[6] = (rabred_model_t)RABRED_TEST_MODEL(0.05e-6, 0.1e-9, 3e-9, 0.4, 0.7);
 }
 
 static double price_of(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,

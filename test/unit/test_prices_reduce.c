@@ -54,15 +54,16 @@ static double uniform(double lo, double hi)
 /* alpha, beta, gamma of a random model: 10^-3..1, times `weight` */
 static rabred_model_t random_model(double wa, double wb, double wg)
 {
-    rabred_model_t m = {wa * pow(10, uniform(-3, 0)), wb * pow(10, uniform(-3, 0)),
-                        wg * pow(10, uniform(-3, 0)), uniform(0.3, 1), uniform(0.3, 1)};
+    rabred_model_t m = RABRED_TEST_MODEL(wa * pow(10, uniform(-3, 0)), wb * pow(10, uniform(-3, 0)),
+                                         wg * pow(10, uniform(-3, 0)), uniform(0.3, 1),
+                                         uniform(0.3, 1));
     return m;
 }
 
 static void models_init(void)
 {
-    models[0] = (rabred_model_t){1e-6, 1e-9, 0.3e-9, 1.0, 1.0};  /* f = 1 exactly */
-    models[1] = (rabred_model_t){60e-6, 160e-9, 0.5e-9, 1.0, 0.5}; /* TCP-like (test_model) */
+    models[0] = (rabred_model_t)RABRED_TEST_MODEL(1e-6, 1e-9, 0.3e-9, 1.0, 1.0);  /* f = 1 exactly */
+    models[1] = (rabred_model_t)RABRED_TEST_MODEL(60e-6, 160e-9, 0.5e-9, 1.0, 0.5); /* TCP-like (test_model) */
     models[2] = random_model(1, 1, 1);                             /* balanced */
     models[3] = random_model(1e3, 1, 1);                           /* alpha dominates */
     models[4] = random_model(1e-3, 1e3, 1);                        /* beta dominates */

@@ -46,10 +46,14 @@ typedef struct {
     int output; /* opal_output stream for warnings and decision lines */
     int algorithm[RABRED_NCOLLS];           /* RABRED_ALG_AUTO, _PREVIOUS or a table id */
     int short_bytes[RABRED_NCOLLS];         /* > 0: admin's short/long cut-over */
-    double alpha, beta, gamma;              /* the cost model (rabred_model.h), seconds */
-    double f_alpha, f_beta;
+    /* the cost model's terms as given (select/rabred_model.h): within a
+     * node and between nodes, the reduction, the rounds' synchronisation */
+    rabred_link_units_t link[2]; /* RABRED_LINK_INTRA, RABRED_LINK_INTER */
+    double reduce_mbs;
+    double round_sync_us;
     char *rules_file;                       /* coll_rabred_rules_file */
-    rabred_rules_t rules;                   /* loaded at open; empty when none or rejected */
+    rabred_rules_t rules;                   /* loaded from rules_loaded; empty when none or rejected */
+    char *rules_loaded;                     /* the rules_file value `rules` was loaded from */
     int segment_size; /* bytes per segment of the pipelined algorithms */
     int cache_bytes;  /* largest temporary kept between calls */
     int arrival_aware;          /* estimate arrivals; auto may go arrival-aware */
@@ -75,6 +79,8 @@ typedef struct {
 
 RABRED_COMPONENT_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
 
+enum { RABRED_LINK_INTRA = 0, RABRED_LINK_INTER = 1 };
+
 /* A temporary kept between calls on one communicator (see
  * mca_coll_rabred_tmpbuf_alloc). */
 typedef struct {
@@ -97,7 +103,9 @@ typedef struct {
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
     rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
+    char *rules_file;                    /* its name, for reasons ("" when none) */
     rabred_prepared_cache_t prepared;    /* this communicator's prepared calls */
+    rabred_model_t model;     /* the links its messages cross (module_enable) */
     uint32_t generation;      /* bumped when the arrival hint changes (rabred_call_key_t) */
     mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
     rabred_ready_plan_t internal; /* rabred's own small exchanges (mca_coll_rabred_allreduce_max) */
@@ -126,13 +134,22 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module);
 
-/* The cost model of the component's parameters, the generation of the
- * settings a choice reads (bumped when an MPI_T write changed one), and
- * the shared price book for p ranks (coll_rabred_component.c; the book is
- * NULL when pricing ran out of memory: OMPI_ERR_OUT_OF_RESOURCE). */
-rabred_model_t mca_coll_rabred_model(void);
+/* The cost model of one link (RABRED_LINK_*) from the component's
+ * parameters, the generation of the settings a choice reads (bumped when
+ * an MPI_T write changed one), and the shared price book for p ranks under
+ * a model (coll_rabred_component.c; the book is NULL when pricing ran out
+ * of memory: OMPI_ERR_OUT_OF_RESOURCE). */
+rabred_model_t mca_coll_rabred_model(int link);
 uint32_t mca_coll_rabred_generation(void);
-int mca_coll_rabred_price_book(rabred_coll_t coll, int p, const rabred_pricebook_t **book);
+int mca_coll_rabred_price_book(const rabred_model_t *model, rabred_coll_t coll, int p,
+                               const rabred_pricebook_t **book);
+
+/* The rules a new communicator of comm_size ranks uses: the file
+ * coll_rabred_rules_file names at this moment (reloaded when an MPI_T
+ * write changed it), pruned per collective into out[], and its name (a
+ * copy, "" when none; the caller frees it).  OMPI_SUCCESS or
+ * OMPI_ERR_OUT_OF_RESOURCE. */
+int mca_coll_rabred_rules_for(int comm_size, rabred_rules_t out[RABRED_NCOLLS], char **name);
 
 /* Online arrival estimation (coll_rabred_arrival.c).  Subscribe to the
  * communicator's "rabred_arrival" info key (module enable), so

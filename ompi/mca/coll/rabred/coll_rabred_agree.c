@@ -14,7 +14,7 @@
  *   - an `-x OMPI_MCA_coll_rabred_...` given to one application context.
  *
  * How: each rank digests what its decisions read (rabred_rules_digest of
- * its loaded rules; the parameters the decision, the cost model and the
+ * the rules this communicator uses; the parameters the decision, the cost model and the
  * arrival estimate use; the algorithm table's names, which rules and
  * parameters refer to by id).  The ranks then run one allreduce with MAX
  * of {rules, ~rules, parameters, ~parameters}: the largest digest and the
@@ -49,8 +49,16 @@ static uint64_t parameters_digest(void)
 {
     const mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     int64_t ints[2 * RABRED_NCOLLS + 3];
-    double reals[] = {c->alpha, c->beta,           c->gamma,           c->f_alpha,
-                      c->f_beta, c->arrival_weight, c->arrival_min_gain};
+    const rabred_link_units_t *l = c->link;
+    double reals[] = {l[0].alpha_us,      l[0].mbs,          l[0].oneway_alpha,
+                      l[0].oneway_beta,   l[0].eager_bytes,  l[0].rndv_us,
+                      l[0].peer_us,       l[0].aggregate_mbs, l[0].duplex,
+                      l[0].repeat,        l[1].repeat,       l[1].duplex,
+                      l[1].alpha_us,
+                      l[1].mbs,           l[1].oneway_alpha, l[1].oneway_beta,
+                      l[1].eager_bytes,   l[1].rndv_us,      l[1].peer_us,
+                      l[1].aggregate_mbs, c->reduce_mbs,     c->round_sync_us,
+                      c->arrival_weight,  c->arrival_min_gain};
     int n = 0;
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         ints[n++] = c->algorithm[coll];
@@ -94,7 +102,10 @@ static void report(struct ompi_communicator_t *comm, int rules_differ, int param
 
 int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
 {
-    uint64_t rules = rabred_rules_digest(RABRED_DIGEST_INIT, &mca_coll_rabred_component.rules);
+    uint64_t rules = RABRED_DIGEST_INIT;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        rules = rabred_rules_digest(rules, &m->rules[coll]); /* what this communicator reads */
+    }
     uint64_t parameters = parameters_digest();
     uint64_t d[NDIGESTS] = {rules, ~rules, parameters, ~parameters};
     if (ompi_comm_size(comm) > 1) {

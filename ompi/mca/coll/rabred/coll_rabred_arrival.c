@@ -134,8 +134,7 @@ const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *
         return NULL;
     }
     ompi_datatype_type_size(dtype, &ts);
-    rabred_model_t model = mca_coll_rabred_model();
-    *storage = rabred_estimate_arrival(&m->est, &model, ts);
+    *storage = rabred_estimate_arrival(&m->est, &m->model, ts);
     return storage;
 }
 

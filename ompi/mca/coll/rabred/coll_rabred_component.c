@@ -23,6 +23,7 @@
 const char *mca_coll_rabred_component_version_string = "Open MPI rabred collective MCA component";
 
 static int rabred_register(void);
+
 static int rabred_open(void);
 static int rabred_close(void);
 
@@ -251,11 +252,10 @@ static void register_model_param(const char *name, const char *help, double def,
     }
 }
 
-rabred_model_t mca_coll_rabred_model(void)
+rabred_model_t mca_coll_rabred_model(int link)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    rabred_model_t model = {c->alpha, c->beta, c->gamma, c->f_alpha, c->f_beta};
-    return model;
+    return rabred_model_make(&c->link[link], c->reduce_mbs, c->round_sync_us);
 }
 
 /* The settable parameters a choice reads (MPI_T may write them between
@@ -275,38 +275,75 @@ uint32_t mca_coll_rabred_generation(void)
     return c->generation;
 }
 
-int mca_coll_rabred_price_book(rabred_coll_t coll, int p, const rabred_pricebook_t **book)
+int mca_coll_rabred_price_book(const rabred_model_t *model, rabred_coll_t coll, int p,
+                               const rabred_pricebook_t **book)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    rabred_model_t model = mca_coll_rabred_model();
     OPAL_THREAD_LOCK(&c->books_lock);
-    int rc = rabred_pricebooks_get(&c->books, coll, p, c->segment_size, &model, book);
+    int rc = rabred_pricebooks_get(&c->books, coll, p, c->segment_size, model, book);
     OPAL_THREAD_UNLOCK(&c->books_lock);
     return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+/* One link's terms: coll_rabred_<kind>_<term>.  Each is a physical
+ * quantity in readable units; rabred-calibrate measures them all. */
+static void register_link(const char *kind, const char *where, const rabred_link_units_t *def,
+                          rabred_link_units_t *link)
+{
+    char name[64], help[512];
+#define RABRED_LINK_PARAM(term, text, lo, hi, field)                                        \
+    snprintf(name, sizeof(name), "%s_%s", kind, term);                                    \
+    snprintf(help, sizeof(help), "Cost model, %s: %s (default %g)", where, text, def->field); \
+    register_model_param(name, help, def->field, lo, hi, &link->field)
+    RABRED_LINK_PARAM("alpha_us", "latency of an 8-byte exchange with one peer, microseconds",
+                      0.0, 1e6, alpha_us);
+    RABRED_LINK_PARAM("mbs", "bandwidth of an exchange with one peer, each direction, MB/s "
+                      "(10^6 bytes per second)", 1e-3, 1e9, mbs);
+    RABRED_LINK_PARAM("oneway_alpha", "latency of a one-way message relative to an exchange "
+                      "(1: full duplex)", 1e-3, 1e3, oneway_alpha);
+    RABRED_LINK_PARAM("oneway_beta", "time per byte of a one-way message relative to an "
+                      "exchange (1: full duplex; 0.5: an exchange with one peer moves at half "
+                      "speed, as over Open MPI's TCP BTL above its eager limit)",
+                      1e-3, 1e3, oneway_beta);
+    RABRED_LINK_PARAM("eager_bytes", "largest message sent eagerly, bytes (the transport's "
+                      "eager limit); larger ones pay rndv_us; 0: no switch modelled",
+                      0.0, 1e12, eager_bytes);
+    RABRED_LINK_PARAM("rndv_us", "what the rendezvous handshake adds to a round with a "
+                      "message above eager_bytes, microseconds", 0.0, 1e6, rndv_us);
+    RABRED_LINK_PARAM("peer_us", "what each distinct peer a rank talks to in one call adds, "
+                      "microseconds (connection state, TCP's restart after idle)",
+                      0.0, 1e6, peer_us);
+    RABRED_LINK_PARAM("repeat", "time per byte of an exchange with one peer that follows "
+                      "another round of the same call, relative to one that starts the call "
+                      "(1: the same; over Open MPI's TCP BTL above its eager limit 2-3: one "
+                      "direction's handshake queues behind the other's data)", 1.0, 100.0,
+                      repeat);
+    RABRED_LINK_PARAM("duplex", "time per byte of a message sent while the same rank "
+                      "receives from another peer, relative to sending alone (1: the two "
+                      "directions do not slow each other; a CPU or memory bus shared by both, "
+                      "or a transport's acknowledgements, make it more)", 1.0, 100.0, duplex);
+    RABRED_LINK_PARAM("aggregate_mbs", "the most all ranks together move at once, MB/s, when "
+                      "that is below the sum of their links (CPUs shared by the transport's "
+                      "work, a fabric's bisection, a node's memory bus); 0: no limit",
+                      0.0, 1e12, aggregate_mbs);
+#undef RABRED_LINK_PARAM
+}
+
 static void register_model(mca_coll_rabred_component_t *c)
 {
-    register_model_param("alpha",
-                         "Cost model: seconds per message (latency of an exchange with one "
-                         "peer). Default measured on rabred's emulated 100 Mbit/s TCP cluster "
-                         "(README, 'The cost model's parameters'); bench/rabred_netmodel "
-                         "measures yours",
-                         RABRED_DEFAULT_ALPHA, 0.0, 1.0, &c->alpha);
-    register_model_param("beta",
-                         "Cost model: seconds per byte of an exchange (each direction)",
-                         RABRED_DEFAULT_BETA, 0.0, 1.0, &c->beta);
-    register_model_param("gamma", "Cost model: seconds per byte reduced (MPI_Reduce_local)",
-                         RABRED_DEFAULT_GAMMA, 0.0, 1.0, &c->gamma);
-    register_model_param("f_alpha",
-                         "Cost model: latency of a one-way message relative to an exchange "
-                         "(seed 000 sec. 2.1; 1 = full duplex)",
-                         RABRED_DEFAULT_F_ALPHA, 1e-3, 1e3, &c->f_alpha);
-    register_model_param("f_beta",
-                         "Cost model: time per byte of a one-way message relative to an exchange "
-                         "(1 = full duplex; Open MPI's TCP BTL pays about 2x for an exchange "
-                         "with one peer, i.e. 0.5)",
-                         RABRED_DEFAULT_F_BETA, 1e-3, 1e3, &c->f_beta);
+    register_link("intra", "within a node (shared memory)", &rabred_default_intra,
+                  &c->link[RABRED_LINK_INTRA]);
+    register_link("inter", "between nodes (the network)", &rabred_default_inter,
+                  &c->link[RABRED_LINK_INTER]);
+    register_model_param("reduce_mbs",
+                         "Cost model: speed of a local reduction (MPI_Reduce_local of doubles "
+                         "with MPI_SUM), MB/s of input",
+                         RABRED_DEFAULT_REDUCE_MBS, 1e-3, 1e9, &c->reduce_mbs);
+    register_model_param("round_sync_us",
+                         "Cost model: what a lock-step round costs beyond its messages when "
+                         "the ranks are not in step (more ranks than cores, a noisy system), "
+                         "microseconds per round; 0 when every rank has a core",
+                         RABRED_DEFAULT_ROUND_SYNC_US, 0.0, 1e6, &c->round_sync_us);
 }
 
 /* Online arrival estimation (rabred_estimate.h; README, "Imbalanced
@@ -355,9 +392,10 @@ static void register_rules_file(mca_coll_rabred_component_t *c)
         "msg_size>=64K alg=binary_blocks' (README, 'Rules files'). Must be the same on every "
         "rank (checked at a communicator's first call: where the ranks' rules differ, its calls "
         "go to the component below). Errors are reported as file:line and the built-in "
-        "decision is used",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &c->rules_file);
+        "decision is used. Settable through MPI_T: communicators created after a change use "
+        "the new file",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->rules_file);
 }
 
 static int rabred_register(void)
@@ -449,11 +487,18 @@ static void report_rules(void *ctx, rabred_rules_severity_t severity, const char
     }
 }
 
+static const char *rules_path(const char *file)
+{
+    return NULL == file ? "" : file;
+}
+
 static void load_rules(mca_coll_rabred_component_t *c)
 {
     c->rules.rules = NULL;
     c->rules.n = 0;
-    if (NULL == c->rules_file || '\0' == c->rules_file[0]) {
+    free(c->rules_loaded);
+    c->rules_loaded = strdup(rules_path(c->rules_file));
+    if ('\0' == rules_path(c->rules_file)[0]) {
         return;
     }
     int rc = rabred_rules_load(c->rules_file, &c->rules, report_rules, NULL);
@@ -475,6 +520,26 @@ static void load_rules(mca_coll_rabred_component_t *c)
                         c->rules_file, c->rules.n);
 }
 
+/* A communicator's rules: the file coll_rabred_rules_file names now (MPI_T
+ * may have changed it since the last communicator was created; a tool or
+ * a benchmark switches profiles that way), pruned for comm_size. */
+int mca_coll_rabred_rules_for(int comm_size, rabred_rules_t out[RABRED_NCOLLS], char **name)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    int rc = RABRED_OK;
+    OPAL_THREAD_LOCK(&c->books_lock);
+    if (NULL == c->rules_loaded || 0 != strcmp(c->rules_loaded, rules_path(c->rules_file))) {
+        rabred_rules_free(&c->rules);
+        load_rules(c);
+    }
+    for (int coll = 0; coll < RABRED_NCOLLS && RABRED_OK == rc; coll++) {
+        rc = rabred_rules_prune(&c->rules, (rabred_coll_t)coll, comm_size, &out[coll]);
+    }
+    *name = NULL != c->rules_loaded ? strdup(c->rules_loaded) : NULL;
+    OPAL_THREAD_UNLOCK(&c->books_lock);
+    return RABRED_OK == rc && NULL != *name ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 static int rabred_open(void)
 {
     mca_coll_rabred_component.output = opal_output_open(NULL);
@@ -491,6 +556,8 @@ static int rabred_close(void)
         mca_coll_rabred_component.output = -1;
     }
     rabred_rules_free(&mca_coll_rabred_component.rules);
+    free(mca_coll_rabred_component.rules_loaded);
+    mca_coll_rabred_component.rules_loaded = NULL;
     rabred_pricebooks_free(&mca_coll_rabred_component.books);
     OBJ_DESTRUCT(&mca_coll_rabred_component.books_lock);
     /* algorithm_help[] stays: the MCA variable system may still show it */

@@ -22,6 +22,7 @@
 
 #include "ompi/communicator/communicator.h"
 #include "ompi/datatype/ompi_datatype.h"
+#include "ompi/group/group.h"
 #include "ompi/mca/coll/base/coll_tags.h"
 #include "ompi/op/op.h"
 #include "opal/util/output.h"
@@ -33,6 +34,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_reduce = NULL;
     m->previous_reduce_module = NULL;
     memset(m->rules, 0, sizeof(m->rules));
+    m->rules_file = NULL;
     memset(&m->prepared, 0, sizeof(m->prepared));
     m->generation = 0;
     memset(m->scratch, 0, sizeof(m->scratch));
@@ -64,6 +66,7 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         rabred_rules_free(&m->rules[coll]);
     }
+    free(m->rules_file);
     rabred_estimate_fini(&m->est);
 }
 
@@ -110,19 +113,17 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
+    /* the same answer on every rank: either all share a node or some
+     * peers of every rank are elsewhere */
+    m->model = mca_coll_rabred_model(ompi_group_have_remote_peers(comm->c_local_group)
+                                         ? RABRED_LINK_INTER
+                                         : RABRED_LINK_INTRA);
     if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
         RABRED_OK != rabred_prepared_cache_init(&m->prepared,
                                                 mca_coll_rabred_component.prepared_calls)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
-        if (RABRED_OK != rabred_rules_prune(&mca_coll_rabred_component.rules,
-                                            (rabred_coll_t)coll, ompi_comm_size(comm),
-                                            &m->rules[coll])) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-    }
-    return OMPI_SUCCESS;
+    return mca_coll_rabred_rules_for(ompi_comm_size(comm), m->rules, &m->rules_file);
 }
 
 mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
@@ -230,11 +231,12 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
     in->bytes = (int64_t)c->count * key->type_size;
     in->forced = k->algorithm[c->coll];
     in->rules = &m->rules[c->coll];
-    in->rules_name = k->rules_file;
+    in->rules_name = m->rules_file;
     in->short_bytes = k->short_bytes[c->coll];
     in->want_reason = k->verbose >= 1;
     in->arrival = arrival;
-    return c->p > 1 ? mca_coll_rabred_price_book(c->coll, c->p, &in->book) : OMPI_SUCCESS;
+    return c->p > 1 ? mca_coll_rabred_price_book(&m->model, c->coll, c->p, &in->book)
+                    : OMPI_SUCCESS;
 }
 
 /* A miss: choose, and build the plan unless the choice needs the arrival

@@ -12,12 +12,33 @@
 
 #include <stdint.h>
 
+/* The cost model's terms, each a physical quantity (README, "The cost
+ * model"; rabred-calibrate measures them).  The closed forms price the
+ * first five; the others are priced from the plans' structure
+ * (rabred_model_extras in select/rabred_model.h), since they count rounds,
+ * peers and protocol switches rather than bytes. */
 typedef struct {
-    double alpha;   /* seconds per message of an exchange */
-    double beta;    /* seconds per byte of an exchange */
+    double alpha;   /* seconds per message of an exchange with one peer */
+    double beta;    /* seconds per byte of an exchange (each direction) */
     double gamma;   /* seconds per byte reduced */
-    double f_alpha; /* one-way message cost relative to an exchange */
-    double f_beta;
+    double f_alpha; /* a one-way message's latency relative to an exchange's */
+    double f_beta;  /* a one-way message's time per byte relative to an exchange's */
+    double sync;    /* seconds a lock-step round costs beyond its messages when the
+                     * ranks are not in step (descheduled, or sharing cores) */
+    double peer;    /* seconds per distinct peer a rank talks to in one call */
+    double rndv;    /* seconds a message above eager_bytes adds (the rendezvous
+                     * handshake), once per round that has one */
+    double eager_bytes; /* the largest message sent eagerly, bytes; <= 0: no switch */
+    double repeat;    /* an exchange with one peer that follows another round of the
+                       * call, per byte, relative to one that starts the call (>= 1;
+                       * 1: the same) */
+    double duplex;    /* a message's time per byte when its sender also receives from
+                       * another peer in that round, relative to sending alone (>= 1;
+                       * 1: sending and receiving do not slow each other) */
+    double aggregate; /* seconds per byte that all ranks together move in one round
+                       * (1 / the aggregate bandwidth of the nodes or fabric, below the
+                       * sum of the links': shared CPUs doing the transport's work, a
+                       * bisection, a node's memory bus); 0: no limit */
 } rabred_model_t;
 
 typedef struct {

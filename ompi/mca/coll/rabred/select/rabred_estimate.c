@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "select/rabred_select.h"
 #include "sim/rabred_sim.h"
 #include "plan/rabred_toolkit.h"
 
@@ -270,7 +269,15 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     if (RABRED_OK != rc) {
         return rc;
     }
-    *avg = res.avg_elapsed;
+    /* the structural terms the simulator does not run (rounds, peers,
+     * protocol switches), as the balanced decision prices them */
+    rabred_price_call_t pc = {call->p, -1, call->commutative, call->count * (int64_t)type_size,
+                              seg_count * (int64_t)type_size};
+    double extra = 0;
+    if (RABRED_OK != (rc = rabred_model_extras(alg, &pc, model, &extra))) {
+        return rc;
+    }
+    *avg = res.avg_elapsed + extra;
     return res.ok ? RABRED_OK : RABRED_ERR_ARG;
 }
 
@@ -292,13 +299,7 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
         if (!alg->arrival_aware || NULL != rabred_alg_violation(alg, call)) {
             continue;
         }
-        double factor = rabred_select_arrival_factor(alg, call->p,
-                                                     call->count * (int64_t)type_size);
-        if (!(factor > 0)) {
-            continue; /* kept out of this cell by the measured table */
-        }
         rc = simulate(e, call, type_size, model, alg, seg_count, &t);
-        t *= factor;
         if (RABRED_OK == rc && (pick->best_s < 0 || t < pick->best_s)) {
             pick->best_s = t;
             pick->best = alg;

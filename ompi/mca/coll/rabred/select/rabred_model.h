@@ -34,24 +34,40 @@
 
 #include "sim/rabred_sim.h"
 
-/* Cost-model defaults, measured with bench/rabred_netmodel on rabred's
- * emulated cluster (2 hosts, 100 Mbit/s tbf links, TCP BTL; numbers and
- * commands in bench/cluster/README.md):
- *  - alpha: an 8 B exchange with one peer, 10.7 us; f_alpha = one-way
- *    latency / exchange latency = 7.35 / 10.7 = 0.69;
- *  - beta: a same-peer exchange above the TCP BTL's 64 KiB eager limit is
- *    bimodal, either as fast as one way or exactly twice as slow (the
- *    rendezvous handshake waits behind the other direction's data on the
- *    one connection per peer).  We take the slow mode, 2 x the one-way
- *    8.36e-8 s/B: a decision that relies on the lucky mode loses 2x when it
- *    does not come; f_beta = 0.5 is then the one-way cost exactly;
- *  - gamma: MPI_Reduce_local of doubles, 2.1e-11 s/B at 1 MiB up to
- *    5.7e-11 at 64 MiB; 3.5e-11 (16 MiB) in between. */
-#define RABRED_DEFAULT_ALPHA 1.07e-5
-#define RABRED_DEFAULT_BETA 1.67e-7
-#define RABRED_DEFAULT_GAMMA 3.5e-11
-#define RABRED_DEFAULT_F_ALPHA 0.69
-#define RABRED_DEFAULT_F_BETA 0.5
+/* A link's terms in the units its MCA parameters use (README, "The cost
+ * model"): microseconds, MB/s (10^6 bytes per second), ratios, bytes. */
+typedef struct {
+    double alpha_us;     /* latency of an 8-byte exchange with one peer */
+    double mbs;          /* bandwidth of an exchange, each direction */
+    double oneway_alpha; /* a one-way message's latency / an exchange's (f_alpha) */
+    double oneway_beta;  /* a one-way byte's time / an exchange byte's (f_beta) */
+    double eager_bytes;  /* the largest message sent without a handshake (0: none) */
+    double rndv_us;      /* what the handshake of a larger message adds */
+    double peer_us;      /* what each distinct peer a rank talks to in a call adds */
+    double repeat;       /* an exchange right after another round, per byte, / a first one */
+    double duplex;       /* sending while receiving from another peer, per byte, / alone */
+    double aggregate_mbs; /* the most all ranks move at once together; 0: no limit */
+} rabred_link_units_t;
+
+/* Built-in defaults.  Within a node (shared memory): measured on this
+ * project's machine (Debian 12 VM, 2 cores, Open MPI 4.1.4's vader BTL,
+ * two ranks bound to cores) by rabred-calibrate, three runs in
+ * bench/results/calibrate-20261126/shm-p2-*, the median of each term.
+ * Between nodes: no network but the emulated one is available here, so
+ * these are the order of magnitude of a 100 Gb/s RDMA fabric (one-way
+ * latency near 1-2 us, about 10 GB/s each way, full duplex, an eager limit
+ * of a few KiB and a rendezvous round trip above it); the emulated
+ * 100 Mbit/s TCP cluster's own values are bench/profiles/emulated-100mbit.conf.
+ * The terms a machine without contention does not have (sync, peer,
+ * repeat, duplex, aggregate) are off.  Every machine is different:
+ * rabred-calibrate measures yours. */
+extern const rabred_link_units_t rabred_default_intra, rabred_default_inter;
+#define RABRED_DEFAULT_REDUCE_MBS 22700.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
+#define RABRED_DEFAULT_ROUND_SYNC_US 0.0  /* ranks in step: a core each */
+
+/* The model of one link, in the model's units (seconds, s/B). */
+rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_mbs,
+                                 double round_sync_us);
 
 #include "algorithms/rabred_table.h"
 
@@ -117,6 +133,31 @@ void rabred_pricebooks_free(rabred_pricebooks_t *books);
  * (measured: by this metric coll/tuned's trees beat a ring reduce that wins
  * on completion time).  Also the benchmark's metric. */
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
+
+/* The terms beyond alpha, beta and gamma for alg on this call, read off
+ * the plans of the ranks on the longest paths (rank 0, rank 1, the last
+ * rank and a reduce's root): every round that moves data costs `sync`,
+ * every distinct peer `peer`, every round with a message above
+ * `eager_bytes` one `rndv`, every round where the rank sends to one peer
+ * and receives from another (duplex - 1) times its largest message's
+ * one-way transfer time, every exchange with one peer after the first
+ * round (repeat - 1) times its transfer time; the largest sum over those
+ * ranks.  With an
+ * `aggregate` limit, each round also costs what moving the bytes all
+ * ranks send in it takes at the aggregate bandwidth beyond what its
+ * largest message takes on its link (all ranks' plans up to
+ * RABRED_AGGREGATE_RANKS ranks, an even sample of that many above).
+ * The sum in *extra.  Messages are sized in bytes (plans built with
+ * one-byte elements).  RABRED_OK, or RABRED_ERR_NOMEM (building a plan). */
+#define RABRED_AGGREGATE_RANKS 64
+
+/* alg's full balanced price for `call` (the book's closed form or
+ * simulation plus rabred_model_extras) in *t, < 0 when the book does not
+ * price it.  RABRED_OK, or RABRED_ERR_NOMEM. */
+int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
+                       const rabred_price_call_t *call, double *t);
+int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                        const rabred_model_t *model, double *extra);
 
 /* alg's closed-form price (reduce: root 0, a commutative op), or < 0 when
  * it has none. */

@@ -5,8 +5,7 @@
  *   1. forced: coll_rabred_<coll>_algorithm names an algorithm (or previous);
  *   2. rules file: the first rule matching the call;
  *   3. the built-in decision: the cost model's cheapest allowed algorithm
- *      (select/rabred_model.h), corrected by the measured limits in
- *      rabred_select.c's one table;
+ *      (select/rabred_model.h: closed forms plus the structural terms);
  *   4. the arrival estimate (MPI_Allreduce): an arrival-aware algorithm
  *      replaces the decision's when the estimated offsets say it pays;
  *   5. previous: the component below rabred, when nothing here can serve.
@@ -92,21 +91,5 @@ const char *rabred_why_name(rabred_why_t why);
  * arrival estimate's simulation ran out of memory (that rank's alone: the
  * call must fail rather than choose differently from the others). */
 int rabred_select(const rabred_select_in_t *in, rabred_choice_t *out);
-
-/* The measured table's factor on the model's price of `alg` for p ranks
- * and `bytes` per rank (1: no correction; 0: kept out of that cell), for
- * the balanced decision. */
-double rabred_select_measured_factor(const rabred_alg_t *alg, int p, int64_t bytes);
-
-/* The measured table's factor on the simulated average elapsed time of the
- * arrival-aware allreduce `alg` under arrival offsets (the arrival
- * estimate's choice), for p ranks and `bytes` per rank (1: none; 0: kept
- * out of that cell). */
-double rabred_select_arrival_factor(const rabred_alg_t *alg, int p, int64_t bytes);
-
-/* 1 when the measured table leaves some arrival-aware allreduce in the
- * cell (p, bytes), so that estimating arrivals there can pay off; 0 when
- * it keeps them all out. */
-int rabred_select_arrival_possible(int p, int64_t bytes);
 
 #endif /* RABRED_SELECT_H */

@@ -1,0 +1,608 @@
+/*
+ * rabred-calibrate: measures every term of rabred's cost model on the
+ * machine it runs on, under the user's own mpirun line, and writes them as
+ * an Open MPI MCA parameter file.
+ *
+ *   mpirun -np 4 --map-by node rabred-calibrate       (a few nodes, 1+ rank each)
+ *   -> ./rabred-calibration.conf   `name = value` lines: append to
+ *                                  $HOME/.openmpi/mca-params.conf, or pass
+ *                                  --mca mca_base_param_files $PWD/rabred-calibration.conf
+ *   -> ./rabred-calibration.md     one page: every term, its spread, how
+ *
+ * What is measured (select/rabred_model.h has the model):
+ *   within a node, between two ranks that share one, and between nodes,
+ *   between rank 0 and a rank elsewhere (by MPI_Comm_split_type): a
+ *   ping-pong and same-peer MPI_Sendrecv (one started in step, and back
+ *   to back) at sizes from 8 B up, giving
+ *   latency, bandwidth, the one-way and repeat factors and the eager/rendezvous switch
+ *   (tools/rabred_calibrate_fit.h); the ranks not measuring sleep;
+ *   the reduction: MPI_Reduce_local of 1 MiB of doubles on every rank at
+ *   once (ranks that share cores share them here too), the slowest rank;
+ *   rounds out of step: every rank exchanges 8 bytes with its ring
+ *   neighbours, round after round; what a round takes beyond the message;
+ *   duplex (3 ranks or more): rounds of 64 KiB to the ring neighbours,
+ *   every rank sending and receiving at once, against one message alone;
+ *   the aggregate limit (4 ranks or more): those rounds against the same
+ *   on half the ranks;
+ *   distinct peers (5 ranks or more): the same rounds to a new pair of
+ *   peers every round against the ring's, the difference per peer.
+ * A term that cannot be measured here (no two ranks on one node, one node
+ * only, fewer than 5 ranks) is not written: the built-in default stays, and
+ * the summary says so.  Every number is the median of several samples;
+ * the summary gives their spread, (max - min) / median.  Rank 0 shows
+ * progress on stderr.  About a minute on a fast network; on slow links the
+ * largest sizes are skipped once one message takes longer than 50 ms.
+ *
+ * Only <mpi.h>: it measures the MPI below rabred, with any coll list.
+ */
+#include <mpi.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rabred_calibrate_fit.h"
+#include "rabred_mpit.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "?"
+#endif
+
+enum { SAMPLES = 7, TAG = 7301 };
+
+static int g_rank, g_size;
+static double g_progress_done, g_progress_total;
+
+static void progress(const char *what)
+{
+    if (0 != g_rank) {
+        return;
+    }
+    int width = 30, filled = (int)(width * g_progress_done / g_progress_total);
+    fprintf(stderr, "\r[%.*s%*s] %3d%% %-48.48s", filled, "##############################",
+            width - filled, "", (int)(100 * g_progress_done / g_progress_total), what);
+    fflush(stderr);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    double median, spread;
+} stat_t;
+
+static stat_t stats(double *x, int n)
+{
+    qsort(x, (size_t)n, sizeof(*x), cmp_double);
+    stat_t s = {x[n / 2], x[n / 2] > 0 ? (x[n - 1] - x[0]) / x[n / 2] : 0};
+    return s;
+}
+
+/* ---- one link: ping-pong and exchange between ranks a and b ------------ */
+
+typedef struct {
+    int a, b;                 /* the pair; -1: not measured */
+    const char *name;         /* "intra" or "inter" */
+    MPI_Comm pair;            /* a (rank 0) and b (rank 1); MPI_COMM_NULL elsewhere */
+    rabred_cal_link_t m;
+    double spread;            /* the worst spread of its medians */
+    rabred_link_units_t fit;
+    int fitted;
+} link_t;
+
+enum { PINGPONG, EXCHANGE };
+
+/* Seconds per operation of `iters` back-to-back operations, on each rank
+ * of the pair: half a ping-pong, or an MPI_Sendrecv with the same peer. */
+static double run_ops(const link_t *l, int kind, char *buf, char *buf2, int bytes, int iters)
+{
+    int me, peer;
+    MPI_Comm_rank(l->pair, &me);
+    peer = 1 - me;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < iters; i++) {
+        if (EXCHANGE == kind) {
+            MPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf2, bytes, MPI_BYTE, peer, TAG,
+                         l->pair, MPI_STATUS_IGNORE);
+        } else if (0 == me) {
+            MPI_Send(buf, bytes, MPI_BYTE, peer, TAG, l->pair);
+            MPI_Recv(buf2, bytes, MPI_BYTE, peer, TAG, l->pair, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf2, bytes, MPI_BYTE, peer, TAG, l->pair, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, peer, TAG, l->pair);
+        }
+    }
+    double t = (MPI_Wtime() - t0) / iters;
+    return PINGPONG == kind ? t / 2 : t;
+}
+
+/* The median of SAMPLES batches of about `target` seconds each; both
+ * ranks run the iterations rank a chose from a timed warm-up. */
+static stat_t measure_batches(const link_t *l, int kind, char *buf, char *buf2, int bytes,
+                              double target)
+{
+    double x[SAMPLES];
+    (void)run_ops(l, kind, buf, buf2, bytes, 2); /* warm-up: buffers, protocol state */
+    double once = run_ops(l, kind, buf, buf2, bytes, 3);
+    int iters = once > 0 ? (int)fmin(fmax(target / once, 1), 1e6) : 1000;
+    MPI_Bcast(&iters, 1, MPI_INT, 0, l->pair);
+    for (int s = 0; s < SAMPLES; s++) {
+        x[s] = run_ops(l, kind, buf, buf2, bytes, iters);
+    }
+    return stats(x, SAMPLES);
+}
+
+/* Exchanges started in step, as a call's first round starts: a barrier of
+ * the pair, then one timed MPI_Sendrecv; the median over SAMPLES of the
+ * slower rank's time. */
+static stat_t measure_in_step(const link_t *l, char *buf, char *buf2, int bytes)
+{
+    double x[SAMPLES];
+    for (int s = 0; s < SAMPLES; s++) {
+        MPI_Barrier(l->pair);
+        double t0 = MPI_Wtime();
+        run_ops(l, EXCHANGE, buf, buf2, bytes, 1);
+        double mine = MPI_Wtime() - t0;
+        MPI_Allreduce(&mine, &x[s], 1, MPI_DOUBLE, MPI_MAX, l->pair);
+    }
+    return stats(x, SAMPLES);
+}
+
+/* One size on the pair: {one-way, exchange, back-to-back exchange}
+ * seconds and the worst spread.  Back to back, as an algorithm's later
+ * rounds follow each other, some transports are slower than for one
+ * exchange started in step (over Open MPI's TCP BTL above the eager limit
+ * 2-3x: one direction's handshake queues behind the other's data); the
+ * exchange is the faster of the two (a lone one's time includes the
+ * barrier's exit skew, which only the smallest messages notice). */
+static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, double t[3],
+                         double *spread)
+{
+    stat_t one = measure_batches(l, PINGPONG, buf, buf2, bytes, 2e-3);
+    stat_t batch = measure_batches(l, EXCHANGE, buf, buf2, bytes, 2e-3);
+    stat_t step = measure_in_step(l, buf, buf2, bytes);
+    stat_t ex = step.median < batch.median ? step : batch;
+    t[0] = one.median;
+    t[1] = ex.median;
+    t[2] = batch.median;
+    *spread = fmax(one.spread, ex.spread);
+}
+
+/* Every rank waits here until every rank arrived, sleeping between tests:
+ * ranks that wait for a pair's measurement must not take the cores the
+ * pair runs on (nodes with more ranks than cores; with a core each it
+ * changes nothing). */
+static void quiet_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            struct timespec nap = {0, 200000};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+/* Every rank calls this; the pair measures, the others wait (asleep). */
+static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
+{
+    l->m.n = 0;
+    l->spread = 0;
+    if (MPI_COMM_NULL != l->pair) {
+        (void)run_ops(l, EXCHANGE, buf, buf2, max_bytes, 1); /* connection, registration */
+    }
+    for (int bytes = 8; bytes <= max_bytes && l->m.n < RABRED_CAL_MAX_SIZES; bytes *= 2) {
+        double t[3] = {0, 0, 0}, spread = 0;
+        char what[64];
+        snprintf(what, sizeof(what), "%s-node: %d bytes", l->name, bytes);
+        progress(what);
+        if (MPI_COMM_NULL != l->pair) {
+            measure_size(l, buf, buf2, bytes, t, &spread);
+        }
+        quiet_barrier();
+        MPI_Bcast(t, 3, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+        MPI_Bcast(&spread, 1, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+        l->m.bytes[l->m.n] = bytes;
+        l->m.oneway[l->m.n] = t[0];
+        l->m.exchange[l->m.n] = t[1];
+        l->m.repeated[l->m.n++] = t[2];
+        l->spread = fmax(l->spread, spread);
+        g_progress_done += 1;
+        if (t[0] > 0.05) {
+            break; /* a slow link: larger messages would take minutes */
+        }
+    }
+    l->fitted = 0 == rabred_cal_fit_link(&l->m, &l->fit);
+}
+
+/* ---- the terms every rank takes part in --------------------------------- */
+
+/* MB/s of MPI_Reduce_local on 1 MiB of doubles, every rank at once; the
+ * slowest rank's. */
+static stat_t measure_reduce(void)
+{
+    enum { COUNT = 1 << 17 };
+    double *in = malloc(COUNT * sizeof(double)), *io = malloc(COUNT * sizeof(double)), x[SAMPLES];
+    if (NULL == in || NULL == io) {
+        fprintf(stderr, "rabred-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int i = 0; i < COUNT; i++) {
+        in[i] = io[i] = 1.0;
+    }
+    progress("reduction speed");
+    for (int s = 0; s < SAMPLES; s++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < 20; k++) {
+            MPI_Reduce_local(in, io, COUNT, MPI_DOUBLE, MPI_SUM);
+        }
+        double mine = (MPI_Wtime() - t0) / 20, slowest;
+        MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        x[s] = rabred_cal_mbs(COUNT * sizeof(double), slowest);
+    }
+    free(in);
+    free(io);
+    g_progress_done += 1;
+    return stats(x, SAMPLES);
+}
+
+/* Seconds per round of `rounds` lock-step rounds: in round j every rank
+ * of the ring sends `bytes` to the one d_j after it and receives from the
+ * one d_j before, d_j = 1 (ring) or d_j = j + 1 (every round another
+ * peer); the slowest rank's.  The ring is every rank, or (half) the
+ * even-numbered ones while the others sleep. */
+static double rounds_time(int rounds, int distinct, int half, int bytes, char *buf, char *buf2)
+{
+    int n = half ? (g_size + 1) / 2 : g_size, me = half ? g_rank / 2 : g_rank;
+    int step = half ? 2 : 1, active = !half || 0 == g_rank % 2;
+    double mine = 0, slowest;
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (active) {
+        double t0 = MPI_Wtime();
+        for (int j = 0; j < rounds; j++) {
+            int d = distinct ? 1 + j % (n - 1) : 1;
+            MPI_Sendrecv(buf, bytes, MPI_BYTE, step * ((me + d) % n), TAG, buf2, bytes,
+                         MPI_BYTE, step * ((me - d + n) % n), TAG, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        }
+        mine = (MPI_Wtime() - t0) / rounds;
+    }
+    quiet_barrier();
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return slowest;
+}
+
+static stat_t measure_rounds(int distinct, int half, int rounds, int bytes, char *buf,
+                             char *buf2)
+{
+    double x[SAMPLES];
+    progress(distinct ? "distinct peers" : half ? "half the ranks at once" : "lock-step rounds");
+    (void)rounds_time(rounds, distinct, half, bytes, buf, buf2); /* connections, caches */
+    for (int s = 0; s < SAMPLES; s++) {
+        x[s] = rounds_time(rounds, distinct, half, bytes, buf, buf2);
+    }
+    g_progress_done += 1;
+    return stats(x, SAMPLES);
+}
+
+/* ---- where the ranks are -------------------------------------------------- */
+
+/* For every rank, the lowest world rank on its node. */
+static void node_leaders(int *leader)
+{
+    MPI_Comm node;
+    int mine;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Allreduce(&g_rank, &mine, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    MPI_Allgather(&mine, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
+}
+
+static void choose_pairs(const int *leader, link_t *intra, link_t *inter, int *nodes)
+{
+    intra->a = intra->b = inter->a = inter->b = -1;
+    *nodes = 0;
+    for (int r = 0; r < g_size; r++) {
+        *nodes += leader[r] == r;
+        if (intra->a < 0 && leader[r] != r) {
+            intra->a = leader[r];
+            intra->b = r;
+        }
+        if (inter->a < 0 && leader[r] != leader[0]) {
+            inter->a = 0;
+            inter->b = r;
+        }
+    }
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+typedef struct {
+    link_t link[2];
+    stat_t reduce, ring, distinct;
+    stat_t ring64, half64;
+    int nodes, have_peer;
+    double sync_us, peer_us, aggregate_mbs, duplex;
+    int peer_link;                /* the link the rounds cross */
+} result_t;
+
+static void write_link_conf(FILE *f, const link_t *l)
+{
+    if (!l->fitted) {
+        fprintf(f, "# %s-node link: not measured (see rabred-calibration.md)\n", l->name);
+        return;
+    }
+    const rabred_link_units_t *u = &l->fit;
+    fprintf(f, "coll_rabred_%s_alpha_us = %.4g\n", l->name, u->alpha_us);
+    fprintf(f, "coll_rabred_%s_mbs = %.6g\n", l->name, u->mbs);
+    fprintf(f, "coll_rabred_%s_oneway_alpha = %.4g\n", l->name, u->oneway_alpha);
+    fprintf(f, "coll_rabred_%s_oneway_beta = %.4g\n", l->name, u->oneway_beta);
+    fprintf(f, "coll_rabred_%s_eager_bytes = %.0f\n", l->name, u->eager_bytes);
+    fprintf(f, "coll_rabred_%s_rndv_us = %.4g\n", l->name, u->rndv_us);
+    fprintf(f, "coll_rabred_%s_repeat = %.4g\n", l->name, u->repeat);
+}
+
+/* Open MPI's list of parameter files as this run has it (MPI_T), so that
+ * naming ours keeps the others: mca_base_param_files replaces the list. */
+static void param_files(char *buf, size_t size)
+{
+    rabred_mpit_cvar_t cv;
+    buf[0] = '\0';
+    if (MPI_SUCCESS == rabred_mpit_cvar_find("mca_base_param_files", &cv) &&
+        MPI_SUCCESS == rabred_mpit_cvar_open(&cv)) {
+        (void)rabred_mpit_cvar_read_string(&cv, buf, size);
+        rabred_mpit_cvar_close(&cv);
+    }
+}
+
+static int write_conf(const char *path, const result_t *r, const char *files)
+{
+    FILE *f = fopen(path, "w");
+    if (NULL == f) {
+        return -1;
+    }
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    fprintf(f, "# rabred cost model, measured by rabred-calibrate %s on %s: p = %d on %d node(s)\n"
+               "# Open MPI MCA parameter file: append to $HOME/.openmpi/mca-params.conf, or\n"
+               "# mpirun --mca mca_base_param_files %s%s%s\n"
+               "# (that parameter replaces Open MPI's list of files: keep the others in it)\n",
+            PACKAGE_VERSION, when, g_size, r->nodes, path, '\0' != files[0] ? "," : "", files);
+    write_link_conf(f, &r->link[0]);
+    write_link_conf(f, &r->link[1]);
+    fprintf(f, "coll_rabred_reduce_mbs = %.6g\n", r->reduce.median);
+    fprintf(f, "coll_rabred_round_sync_us = %.4g\n", r->sync_us);
+    fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
+            r->aggregate_mbs);
+    if (g_size >= 3) {
+        fprintf(f, "coll_rabred_%s_duplex = %.4g\n", r->link[r->peer_link].name, r->duplex);
+    }
+    if (r->have_peer) {
+        fprintf(f, "coll_rabred_%s_peer_us = %.4g\n", r->link[r->peer_link].name, r->peer_us);
+    }
+    return fclose(f);
+}
+
+static void summary_link(FILE *f, const link_t *l)
+{
+    if (l->a < 0 || !l->fitted) {
+        fprintf(f, "| %s-node link | not measured | | %s |\n", l->name,
+                l->a < 0 ? (0 == strcmp(l->name, "intra") ? "no two ranks share a node"
+                                                         : "every rank is on one node")
+                         : "too few sizes");
+        return;
+    }
+    const rabred_link_units_t *u = &l->fit;
+    fprintf(f, "| `coll_rabred_%s_alpha_us` | %.3g us | %.0f%% | 8-byte MPI_Sendrecv, ranks %d and %d |\n",
+            l->name, u->alpha_us, 100 * l->spread, l->a, l->b);
+    fprintf(f, "| `coll_rabred_%s_mbs` | %.4g MB/s | | exchange slope, %.0f to %.0f bytes |\n",
+            l->name, u->mbs, l->m.bytes[l->m.n - 2], l->m.bytes[l->m.n - 1]);
+    fprintf(f, "| `coll_rabred_%s_oneway_alpha` | %.3g | | one-way / exchange at 8 bytes |\n",
+            l->name, u->oneway_alpha);
+    fprintf(f, "| `coll_rabred_%s_oneway_beta` | %.3g | | one-way slope / exchange slope |\n",
+            l->name, u->oneway_beta);
+    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | largest step in the one-way time |\n",
+            l->name, u->eager_bytes);
+    fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes |\n",
+            l->name, u->rndv_us);
+    fprintf(f, "| `coll_rabred_%s_repeat` | %.3g | | back-to-back exchanges over one in step, largest sizes |\n",
+            l->name, u->repeat);
+}
+
+static int write_summary(const char *path, const result_t *r)
+{
+    FILE *f = fopen(path, "w");
+    if (NULL == f) {
+        return -1;
+    }
+    fprintf(f, "# rabred-calibrate: p = %d on %d node(s)\n\n"
+               "Medians of %d samples; spread = (max - min) / median, the worst of a link's "
+               "sizes. Written to `rabred-calibration.conf`.\n\n"
+               "| term | value | spread | measured as |\n|:---|---:|---:|:---|\n",
+            g_size, r->nodes, SAMPLES);
+    summary_link(f, &r->link[0]);
+    summary_link(f, &r->link[1]);
+    fprintf(f, "| `coll_rabred_reduce_mbs` | %.4g MB/s | %.0f%% | MPI_Reduce_local, 1 MiB of doubles, every rank at once, slowest |\n",
+            r->reduce.median, 100 * r->reduce.spread);
+    fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds (%.3g us each) beyond one message |\n",
+            r->sync_us, 100 * r->ring.spread, 1e6 * r->ring.median);
+    if (g_size >= 3) {
+        fprintf(f, "| `coll_rabred_%s_duplex` | %.3g | %.0f%% | 64 KiB ring rounds (%.3g us each, sync removed) against one 64 KiB message alone |\n",
+                r->link[r->peer_link].name, r->duplex, 100 * r->ring64.spread,
+                1e6 * r->ring64.median);
+    } else {
+        fprintf(f, "| duplex term | not measured | | needs 3 ranks or more |\n");
+    }
+    fprintf(f, "| `coll_rabred_%s_aggregate_mbs` | %.4g MB/s | %.0f%% | 64 KiB ring rounds of all %d ranks (%.3g us each) against half of them (%.3g us); 0: no limit seen |\n",
+            r->link[r->peer_link].name, r->aggregate_mbs, 100 * r->ring64.spread, g_size,
+            1e6 * r->ring64.median, 1e6 * r->half64.median);
+    if (r->have_peer) {
+        fprintf(f, "| `coll_rabred_%s_peer_us` | %.3g us | %.0f%% | rounds to distinct peers (%.3g us) against the ring's |\n",
+                r->link[r->peer_link].name, r->peer_us, 100 * r->distinct.spread,
+                1e6 * r->distinct.median);
+    } else {
+        fprintf(f, "| peer term | not measured | | needs 5 ranks or more |\n");
+    }
+    fprintf(f, "\nPer size (us, medians):\n\n");
+    for (int k = 0; k < 2; k++) {
+        const link_t *l = &r->link[k];
+        if (l->a < 0) {
+            continue;
+        }
+        fprintf(f, "\n%s-node, ranks %d and %d:\n\n| bytes | one-way | exchange | back to back |\n"
+                   "|---:|---:|---:|---:|\n",
+                l->name, l->a, l->b);
+        for (int i = 0; i < l->m.n; i++) {
+            fprintf(f, "| %.0f | %.3f | %.3f | %.3f |\n", l->m.bytes[i], 1e6 * l->m.oneway[i],
+                    1e6 * l->m.exchange[i], 1e6 * l->m.repeated[i]);
+        }
+    }
+    return fclose(f);
+}
+
+/* ---- main ------------------------------------------------------------------ */
+
+static void usage(int status)
+{
+    if (0 == g_rank) {
+        fprintf(status ? stderr : stdout,
+                "usage: mpirun [mpirun options] rabred-calibrate [--out DIR] [--max-bytes N]\n"
+                "Measures rabred's cost model here and writes DIR/rabred-calibration.conf\n"
+                "(MCA parameters) and DIR/rabred-calibration.md (summary); DIR defaults to .\n"
+                "Run it on a few nodes with one or more ranks each (--map-by node).\n"
+                "  --max-bytes N  largest message measured (default 4194304)\n"
+                "  --version      print the version\n");
+    }
+    MPI_Finalize();
+    exit(status);
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    MPI_Init(&argc, &argv);
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+    const char *out = ".";
+    int max_bytes = 4 << 20;
+    for (int i = 1; i < argc; i++) {
+        if (0 == strcmp(argv[i], "--help") || 0 == strcmp(argv[i], "-h")) {
+            usage(0);
+        } else if (0 == strcmp(argv[i], "--version")) {
+            if (0 == g_rank) {
+                printf("rabred-calibrate %s\n", PACKAGE_VERSION);
+            }
+            MPI_Finalize();
+            return 0;
+        } else if (0 == strcmp(argv[i], "--out") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (0 == strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
+            max_bytes = atoi(argv[++i]);
+        } else {
+            usage(2);
+        }
+    }
+    if (g_size < 2 || max_bytes < 64) {
+        if (0 == g_rank) {
+            fprintf(stderr, "rabred-calibrate: needs 2 ranks or more and --max-bytes >= 64\n");
+        }
+        MPI_Finalize();
+        return 2;
+    }
+    char *buf = calloc((size_t)max_bytes, 1), *buf2 = calloc((size_t)max_bytes, 1);
+    int *leader = malloc((size_t)g_size * sizeof(int));
+    if (NULL == buf || NULL == buf2 || NULL == leader) {
+        fprintf(stderr, "rabred-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    result_t r;
+    memset(&r, 0, sizeof(r));
+    r.link[0].name = "intra";
+    r.link[1].name = "inter";
+    r.link[0].fit = rabred_default_intra;
+    r.link[1].fit = rabred_default_inter;
+    node_leaders(leader);
+    choose_pairs(leader, &r.link[0], &r.link[1], &r.nodes);
+    for (int k = 0; k < 2; k++) {
+        link_t *l = &r.link[k];
+        int in_pair = l->a >= 0 && (g_rank == l->a || g_rank == l->b);
+        MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, g_rank == l->a ? 0 : 1,
+                       &l->pair);
+    }
+    int sizes = 0;
+    for (int b = 8; b <= max_bytes; b *= 2) {
+        sizes++;
+    }
+    g_progress_total = 3 + (g_size >= 4) + (g_size >= 5) + (r.link[0].a >= 0) * sizes +
+                       (r.link[1].a >= 0) * sizes;
+    for (int k = 0; k < 2; k++) {
+        if (r.link[k].a >= 0) {
+            measure_link(&r.link[k], buf, buf2, max_bytes);
+        }
+    }
+    r.reduce = measure_reduce();
+    /* rounds cross the network when the ranks are on several nodes */
+    const link_t *ring_link = r.link[1].fitted ? &r.link[1] : &r.link[0];
+    double message = 2 == g_size ? ring_link->m.exchange[0] : ring_link->m.oneway[0];
+    r.ring = measure_rounds(0, 0, 200, 8, buf, buf2);
+    r.sync_us = rabred_cal_excess_us(r.ring.median, message);
+    r.have_peer = g_size >= 5;
+    r.peer_link = r.link[1].fitted ? 1 : 0;
+    /* 64 KiB rounds to the ring neighbours, every rank at once, against
+     * the same rounds on half the ranks: the aggregate limit, where the
+     * whole ring is slower (4 ranks or more) */
+    r.ring64 = measure_rounds(0, 0, 4 * (g_size - 1), 65536, buf, buf2);
+    r.duplex = g_size >= 3 ? rabred_cal_duplex(&ring_link->m, 65536, r.ring64.median,
+                                               1e-6 * r.sync_us)
+                           : 1; /* two ranks: the ring is an exchange with one peer */
+    if (g_size >= 4) {
+        r.half64 = measure_rounds(0, 1, 4 * (g_size - 1), 65536, buf, buf2);
+        r.aggregate_mbs = rabred_cal_aggregate_mbs(g_size, 65536, r.ring64.median,
+                                                   1e-6 * r.sync_us, r.half64.median);
+    }
+    if (r.have_peer) {
+        /* the same rounds to a new pair of peers every round: the excess
+         * over the ring's is two peers' worth */
+        r.distinct = measure_rounds(1, 0, 4 * (g_size - 1), 65536, buf, buf2);
+        r.peer_us = rabred_cal_excess_us(r.distinct.median, r.ring64.median) / 2;
+    }
+    if (0 == g_rank) {
+        char conf[4096], md[4096];
+        snprintf(conf, sizeof(conf), "%s/rabred-calibration.conf", out);
+        snprintf(md, sizeof(md), "%s/rabred-calibration.md", out);
+        g_progress_done = g_progress_total;
+        progress("done");
+        fprintf(stderr, "\n");
+        char files[2048];
+        param_files(files, sizeof(files));
+        if (0 != write_conf(conf, &r, files) || 0 != write_summary(md, &r)) {
+            fprintf(stderr, "rabred-calibrate: cannot write %s or %s: %s\n", conf, md,
+                    strerror(errno));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        printf("rabred-calibrate: wrote %s and %s\n", conf, md);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (MPI_COMM_NULL != r.link[k].pair) {
+            MPI_Comm_free(&r.link[k].pair);
+        }
+    }
+    free(buf);
+    free(buf2);
+    free(leader);
+    MPI_T_finalize();
+    MPI_Finalize();
+    return 0;
+}

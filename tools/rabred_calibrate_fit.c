@@ -1,0 +1,164 @@
+/*
+ * rabred-calibrate's arithmetic (see rabred_calibrate_fit.h).
+ */
+#include "rabred_calibrate_fit.h"
+
+static int usable(const rabred_cal_link_t *m)
+{
+    if (m->n < 3 || m->n > RABRED_CAL_MAX_SIZES) {
+        return 0;
+    }
+    for (int i = 0; i < m->n; i++) {
+        if (!(m->oneway[i] > 0) || !(m->exchange[i] > 0) ||
+            (i > 0 && !(m->bytes[i] > m->bytes[i - 1]))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static double slope(const double *t, const double *x, int i, int j)
+{
+    return (t[j] - t[i]) / (x[j] - x[i]);
+}
+
+/* Time per byte of the large messages: the median of the slopes between
+ * consecutive sizes among the largest four, so that one size caught in a
+ * slow mode (a bimodal transport) does not set it. */
+static double large_slope(const double *t, const double *x, int n)
+{
+    double s[3];
+    int k = 0;
+    for (int i = n - 1; i >= 1 && k < 3; i--) {
+        s[k++] = slope(t, x, i - 1, i);
+    }
+    if (k < 3) {
+        return (s[0] + s[k - 1]) / 2;
+    }
+    double lo = s[0] < s[1] ? s[0] : s[1], hi = s[0] < s[1] ? s[1] : s[0];
+    return s[2] < lo ? lo : s[2] > hi ? hi : s[2];
+}
+
+/* How much step i -> i+1 of series t grows beyond what its bytes cost, at
+ * the steeper of the large-size slope and the slope of the step before. */
+static double excess(const double *t, const double *x, int i, double big_slope)
+{
+    double per_byte = big_slope;
+    if (i > 0) {
+        double before = slope(t, x, i - 1, i);
+        per_byte = before > per_byte ? before : per_byte;
+    }
+    return t[i + 1] - t[i] - per_byte * (x[i + 1] - x[i]);
+}
+
+/* The protocol switch: the step where the one-way and the exchange times
+ * together grow most beyond their bytes, counted only where both grow by
+ * more than 2 % of their time (a handshake shows in both; one series
+ * caught once in a slow mode does not); the handshake costs the mean of
+ * the two excesses there. */
+static void find_switch(const rabred_cal_link_t *m, double slope_oneway, double slope_exchange,
+                        rabred_link_units_t *out)
+{
+    double best = 0;
+    int at = -1;
+    for (int i = 0; i + 1 < m->n && m->bytes[i] <= RABRED_CAL_MAX_EAGER; i++) {
+        if (m->bytes[i] < RABRED_CAL_MIN_EAGER) {
+            continue;
+        }
+        double e1 = excess(m->oneway, m->bytes, i, slope_oneway);
+        double e2 = excess(m->exchange, m->bytes, i, slope_exchange);
+        if (e1 > 0.02 * m->oneway[i + 1] && e2 > 0.02 * m->exchange[i + 1] && e1 + e2 > best) {
+            best = e1 + e2;
+            at = i;
+        }
+    }
+    if (at >= 0 && best / 2 > 0.25 * m->oneway[0]) {
+        out->eager_bytes = m->bytes[at];
+        out->rndv_us = 1e6 * best / 2;
+    } else {
+        out->eager_bytes = 0;
+        out->rndv_us = 0;
+    }
+}
+
+/* Back to back over the first exchange at the largest (up to) four sizes,
+ * the median; 1 when not measured or not slower. */
+static double repeat_factor(const rabred_cal_link_t *m)
+{
+    double r[4];
+    int k = 0;
+    for (int i = m->n - 1; i >= 0 && k < 4; i--) {
+        if (!(m->repeated[i] > 0)) {
+            return 1;
+        }
+        r[k++] = m->repeated[i] / m->exchange[i];
+    }
+    for (int i = 1; i < k; i++) { /* insertion sort of at most 4 */
+        for (int j = i; j > 0 && r[j] < r[j - 1]; j--) {
+            double tmp = r[j];
+            r[j] = r[j - 1];
+            r[j - 1] = tmp;
+        }
+    }
+    double median = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
+    return median > 1 ? median : 1;
+}
+
+int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out)
+{
+    if (!usable(m)) {
+        return -1;
+    }
+    double beta = large_slope(m->exchange, m->bytes, m->n);
+    double beta_uni = large_slope(m->oneway, m->bytes, m->n);
+    if (!(beta > 0) || !(beta_uni > 0)) {
+        return -1;
+    }
+    rabred_link_units_t fit = *out;
+    /* latencies at zero bytes: the smallest size less its bytes' time */
+    double alpha = m->exchange[0] - m->bytes[0] * beta;
+    double alpha_uni = m->oneway[0] - m->bytes[0] * beta_uni;
+    if (!(alpha > 0) || !(alpha_uni > 0)) {
+        return -1;
+    }
+    fit.alpha_us = 1e6 * alpha;
+    fit.oneway_alpha = alpha_uni / alpha;
+    fit.mbs = 1e-6 / beta;
+    fit.oneway_beta = beta_uni / beta;
+    fit.repeat = repeat_factor(m);
+    find_switch(m, beta_uni, beta, &fit);
+    *out = fit;
+    return 0;
+}
+
+double rabred_cal_mbs(double bytes, double seconds)
+{
+    return seconds > 0 ? 1e-6 * bytes / seconds : 0;
+}
+
+double rabred_cal_excess_us(double round_s, double message_s)
+{
+    double excess = round_s - message_s;
+    return excess > 0 ? 1e6 * excess : 0;
+}
+
+double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync_s,
+                                double half_s)
+{
+    double moving = round_s - sync_s;
+    if (p < 2 || !(half_s > 0) || !(round_s > 1.1 * half_s) || !(moving > 0)) {
+        return 0;
+    }
+    return 1e-6 * p * bytes / moving;
+}
+
+double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_s, double sync_s)
+{
+    for (int i = 0; i < m->n; i++) {
+        if (m->bytes[i] == bytes && m->oneway[i] > 0) {
+            double f = (round_s - sync_s) / m->oneway[i];
+            return f > 1 ? f : 1;
+        }
+    }
+    return 1;
+}

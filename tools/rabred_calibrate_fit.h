@@ -1,0 +1,90 @@
+/*
+ * rabred-calibrate's arithmetic: from measured times to the cost model's
+ * terms (select/rabred_model.h).  Pure C, no MPI, so that it is tested on
+ * recorded and synthetic measurements (test/unit/test_calibrate.c).
+ *
+ * A link (two ranks within a node, or on two nodes) is measured at sizes
+ * from 8 bytes up, each as a one-way message (half a ping-pong) and as an
+ * exchange with the same peer (MPI_Sendrecv), one at a time started in
+ * step and back to back.  `exchange` is the faster of the two (a lone
+ * exchange's time includes the barrier's exit skew, which matters for the
+ * smallest messages only).  Then:
+ *   alpha_us        the smallest exchange less its bytes' time (at the
+ *                   large sizes' time per byte);
+ *   oneway_alpha    the same of the one-way time, over alpha_us;
+ *   mbs, oneway_beta  from the time per byte of the largest sizes (where
+ *                   the bulk of a large call's bytes travel; the median of
+ *                   the slopes between consecutive sizes among the largest
+ *                   four): 1 / exchange slope, one-way slope over exchange
+ *                   slope;
+ *   repeat          the median over the largest four sizes of back to back
+ *                   over `exchange` (at least 1): what an exchange costs
+ *                   when it follows another round;
+ *   eager_bytes, rndv_us  the protocol switch: between two consecutive
+ *                   sizes the times grow by more than the bytes explain (at
+ *                   the large-size slope, or the slope of the sizes below,
+ *                   whichever is steeper); the step where the one-way and
+ *                   the exchange times together exceed most, each by more
+ *                   than 2 % of its time, marks the eager limit (the
+ *                   smaller size), and the mean of the two excesses is the
+ *                   handshake's cost.  Less than a quarter of the one-way
+ *                   latency: no switch (eager_bytes 0).  Only steps from
+ *                   sizes RABRED_CAL_MIN_EAGER to RABRED_CAL_MAX_EAGER
+ *                   count: transports' eager limits are a few to a few
+ *                   hundred KiB; below, the steps are inline-send limits
+ *                   (a fraction of the latency, no round trip) or noise,
+ *                   and above they are the caches' (a message that no
+ *                   longer fits in the last-level cache moves at memory
+ *                   speed), which a per-message constant does not describe.
+ * The reduction speed and the per-round, per-peer and aggregate terms come
+ * from their own measurements (rabred_calibrate.c) as plain differences
+ * and ratios.
+ */
+#ifndef RABRED_CALIBRATE_FIT_H
+#define RABRED_CALIBRATE_FIT_H
+
+#include "select/rabred_model.h"
+
+#define RABRED_CAL_MAX_SIZES 24
+#define RABRED_CAL_MIN_EAGER 256
+#define RABRED_CAL_MAX_EAGER (256 * 1024)
+
+/* One link's measurements: medians, seconds per operation. */
+typedef struct {
+    int n;                                /* sizes measured, increasing */
+    double bytes[RABRED_CAL_MAX_SIZES];
+    double oneway[RABRED_CAL_MAX_SIZES];   /* half a ping-pong */
+    double exchange[RABRED_CAL_MAX_SIZES]; /* MPI_Sendrecv with the same peer */
+    double repeated[RABRED_CAL_MAX_SIZES]; /* the same back to back; 0: not measured */
+} rabred_cal_link_t;
+
+/* The link's terms into *out (peer_us left as it is).  0, or -1 when the
+ * measurements cannot give them (fewer than three sizes, sizes not
+ * increasing, a time not positive); *out is then untouched. */
+int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out);
+
+/* MB/s of a reduction of `bytes` that took `seconds`. */
+double rabred_cal_mbs(double bytes, double seconds);
+
+/* What a lock-step round costs beyond its message (us, >= 0): `round_s`
+ * per round measured, `message_s` the message alone. */
+double rabred_cal_excess_us(double round_s, double message_s);
+
+/* The aggregate bandwidth (MB/s) of p ranks that each send `bytes` per
+ * lock-step round at once, a round taking `round_s` of which `sync_s` is
+ * the rounds' own synchronisation, when the same rounds on half the ranks
+ * take `half_s`: p * bytes / (round_s - sync_s) when all ranks' round is
+ * more than 10 % slower than half's (the links do not all run at full
+ * speed together: what slows each link alone slows both alike), else 0
+ * (no limit seen). */
+double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync_s,
+                                double half_s);
+
+/* The duplex factor: a lock-step round of `round_s` (`sync_s` of it the
+ * rounds' synchronisation) in which every rank sends `bytes` to one peer
+ * and receives as much from another, against that message sent alone
+ * (m's one-way time at `bytes`): (round_s - sync_s) / alone, at least 1;
+ * 1 when m has no such size. */
+double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_s, double sync_s);
+
+#endif /* RABRED_CALIBRATE_FIT_H */
