@@ -279,7 +279,7 @@ cal_read_back() { # every name = value of the file, as ompi_info reports it
             { echo "$name: file $value, ompi_info '$seen'" >>"$cal_log"; return 1; }
         n=$((n + 1))
     done < <(grep -v '^#' "$cal_conf")
-    [ "$n" -ge 11 ] # the intra link's 6, reduce, sync, duplex, aggregate, peer (5 ranks)
+    [ "$n" -ge 13 ] # the intra link's 8, reduce, sync, duplex, aggregate, peer (5 ranks)
 }
 if [ -n "$cal_files" ] && grep -q "coll_rabred_intra_peer_us" "$cal_dir/rabred-calibration.md" &&
    cal_read_back; then

@@ -16,8 +16,9 @@
  *   to back) at sizes from 8 B up, giving
  *   latency, bandwidth, the one-way and repeat factors and the eager/rendezvous switch
  *   (tools/rabred_calibrate_fit.h); the ranks not measuring sleep;
- *   the reduction: MPI_Reduce_local of 1 MiB of doubles on every rank at
- *   once (ranks that share cores share them here too), the slowest rank;
+ *   the reduction and a copy: MPI_Reduce_local and memcpy of 1 MiB of
+ *   doubles on every rank at once (ranks that share cores share them here
+ *   too), the slowest rank;
  *   rounds out of step: every rank exchanges 8 bytes with its ring
  *   neighbours, round after round; what a round takes beyond the message;
  *   duplex (3 ranks or more): rounds of 64 KiB to the ring neighbours,
@@ -94,12 +95,20 @@ typedef struct {
     double spread;            /* the worst spread of its medians */
     rabred_link_units_t fit;
     int fitted;
+    int inv_bytes;            /* the invalidation measurement: size, */
+    double inv_t[2];          /* seconds to write after a peer read, and own */
 } link_t;
 
 enum { PINGPONG, EXCHANGE };
 
 /* Seconds per operation of `iters` back-to-back operations, on each rank
- * of the pair: half a ping-pong, or an MPI_Sendrecv with the same peer. */
+ * of the pair: half a ping-pong, or an MPI_Sendrecv with the same peer.
+ * Each sender writes what it sends just before, as a collective sends
+ * what it has just reduced or copied: over shared memory a reader then
+ * fetches the lines from the writer's cache, 2-3x slower than re-reading
+ * a buffer it already holds; the writing itself is timed apart and taken
+ * out (write_time: once per exchange, half once per one-way time, since a
+ * ping-pong's receiver writes while the message is on its way). */
 static double run_ops(const link_t *l, int kind, char *buf, char *buf2, int bytes, int iters)
 {
     int me, peer;
@@ -107,6 +116,7 @@ static double run_ops(const link_t *l, int kind, char *buf, char *buf2, int byte
     peer = 1 - me;
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
+        memset(buf, i, (size_t)bytes);
         if (EXCHANGE == kind) {
             MPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf2, bytes, MPI_BYTE, peer, TAG,
                          l->pair, MPI_STATUS_IGNORE);
@@ -120,6 +130,21 @@ static double run_ops(const link_t *l, int kind, char *buf, char *buf2, int byte
     }
     double t = (MPI_Wtime() - t0) / iters;
     return PINGPONG == kind ? t / 2 : t;
+}
+
+/* Seconds of one memset of `bytes` of a buffer the rank alone uses. */
+static double write_time(char *buf, int bytes)
+{
+    int iters = (int)fmin(fmax(1e7 / (bytes + 64.0), 10), 1e5);
+    double best = 1e9;
+    for (int s = 0; s < 3; s++) {
+        double t0 = MPI_Wtime();
+        for (int i = 0; i < iters; i++) {
+            memset(buf, i, (size_t)bytes);
+        }
+        best = fmin(best, (MPI_Wtime() - t0) / iters);
+    }
+    return best;
 }
 
 /* The median of SAMPLES batches of about `target` seconds each; both
@@ -144,10 +169,14 @@ static stat_t measure_batches(const link_t *l, int kind, char *buf, char *buf2, 
 static stat_t measure_in_step(const link_t *l, char *buf, char *buf2, int bytes)
 {
     double x[SAMPLES];
+    int me;
+    MPI_Comm_rank(l->pair, &me);
     for (int s = 0; s < SAMPLES; s++) {
+        memset(buf, s, (size_t)bytes); /* fresh, as in run_ops; not timed */
         MPI_Barrier(l->pair);
         double t0 = MPI_Wtime();
-        run_ops(l, EXCHANGE, buf, buf2, bytes, 1);
+        MPI_Sendrecv(buf, bytes, MPI_BYTE, 1 - me, TAG, buf2, bytes, MPI_BYTE, 1 - me, TAG,
+                     l->pair, MPI_STATUS_IGNORE);
         double mine = MPI_Wtime() - t0;
         MPI_Allreduce(&mine, &x[s], 1, MPI_DOUBLE, MPI_MAX, l->pair);
     }
@@ -167,11 +196,59 @@ static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, doub
     stat_t one = measure_batches(l, PINGPONG, buf, buf2, bytes, 2e-3);
     stat_t batch = measure_batches(l, EXCHANGE, buf, buf2, bytes, 2e-3);
     stat_t step = measure_in_step(l, buf, buf2, bytes);
+    double w = write_time(buf2, bytes);
+    batch.median = fmax(batch.median - w, 1e-9);
     stat_t ex = step.median < batch.median ? step : batch;
-    t[0] = one.median;
+    t[0] = fmax(one.median - w / 2, 1e-9);
     t[1] = ex.median;
     t[2] = batch.median;
     *spread = fmax(one.spread, ex.spread);
+}
+
+/* Writing memory a peer has just read (rank a sends `bytes`, above the
+ * eager limit, so a single-copy transport has b read a's buffer) against
+ * writing a buffer only a touched: {after a read, own} seconds per write,
+ * medians, on rank a.  The write is what a collective does there, a
+ * reduction into the buffer (MPI_Reduce_local, doubles, SUM): it reads
+ * each line before writing it, which is what makes the coherence protocol
+ * fetch it back (a plain memset may stream past that). */
+static void measure_invalidate(const link_t *l, char *buf, char *buf2, int bytes, double t[2])
+{
+    enum { ITERS = 20 };
+    double x[SAMPLES], y[SAMPLES];
+    int me;
+    int n = bytes / (int)sizeof(double);
+    char *own = malloc((size_t)bytes), *src = malloc((size_t)bytes);
+    if (NULL == own || NULL == src) {
+        fprintf(stderr, "rabred-calibrate: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(own, 0, (size_t)bytes);
+    memset(src, 0, (size_t)bytes);
+    memset(buf, 0, (size_t)bytes);
+    MPI_Comm_rank(l->pair, &me);
+    for (int s = 0; s < SAMPLES; s++) {
+        x[s] = y[s] = 0;
+        for (int i = 0; i < ITERS; i++) {
+            if (0 == me) {
+                MPI_Send(buf, bytes, MPI_BYTE, 1, TAG, l->pair);
+                MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG, l->pair, MPI_STATUS_IGNORE);
+                double t0 = MPI_Wtime();
+                MPI_Reduce_local(src, buf, n, MPI_DOUBLE, MPI_SUM);
+                double t1 = MPI_Wtime();
+                MPI_Reduce_local(src, own, n, MPI_DOUBLE, MPI_SUM);
+                x[s] += t1 - t0;
+                y[s] += MPI_Wtime() - t1;
+            } else {
+                MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, l->pair, MPI_STATUS_IGNORE);
+                MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, l->pair);
+            }
+        }
+    }
+    free(own);
+    free(src);
+    t[0] = stats(x, SAMPLES).median / ITERS;
+    t[1] = stats(y, SAMPLES).median / ITERS;
 }
 
 /* Every rank waits here until every rank arrived, sleeping between tests:
@@ -222,13 +299,27 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
         }
     }
     l->fitted = 0 == rabred_cal_fit_link(&l->m, &l->fit);
+    /* above the eager limit just found, small enough that the reader's
+     * cache holds all of it (what a collective's blocks usually are) */
+    int inv_bytes = (int)fmin(fmax(65536, 4 * l->fit.eager_bytes), max_bytes);
+    double t[2] = {0, 0};
+    progress("writing what a peer read");
+    if (MPI_COMM_NULL != l->pair) {
+        measure_invalidate(l, buf, buf2, inv_bytes, t);
+    }
+    quiet_barrier();
+    MPI_Bcast(t, 2, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+    l->fit.invalidate_mbs = l->fitted ? rabred_cal_invalidate_mbs(inv_bytes, t[0], t[1]) : 0;
+    l->inv_bytes = inv_bytes;
+    l->inv_t[0] = t[0];
+    l->inv_t[1] = t[1];
 }
 
 /* ---- the terms every rank takes part in --------------------------------- */
 
-/* MB/s of MPI_Reduce_local on 1 MiB of doubles, every rank at once; the
- * slowest rank's. */
-static stat_t measure_reduce(void)
+/* MB/s of MPI_Reduce_local (doubles, SUM; copy 0) or of memcpy (copy 1)
+ * of 1 MiB, every rank at once; the slowest rank's. */
+static stat_t measure_local(int copy)
 {
     enum { COUNT = 1 << 17 };
     double *in = malloc(COUNT * sizeof(double)), *io = malloc(COUNT * sizeof(double)), x[SAMPLES];
@@ -239,12 +330,16 @@ static stat_t measure_reduce(void)
     for (int i = 0; i < COUNT; i++) {
         in[i] = io[i] = 1.0;
     }
-    progress("reduction speed");
+    progress(copy ? "copy speed" : "reduction speed");
     for (int s = 0; s < SAMPLES; s++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
         for (int k = 0; k < 20; k++) {
-            MPI_Reduce_local(in, io, COUNT, MPI_DOUBLE, MPI_SUM);
+            if (copy) {
+                memcpy(io, in, COUNT * sizeof(double));
+            } else {
+                MPI_Reduce_local(in, io, COUNT, MPI_DOUBLE, MPI_SUM);
+            }
         }
         double mine = (MPI_Wtime() - t0) / 20, slowest;
         MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -329,7 +424,7 @@ static void choose_pairs(const int *leader, link_t *intra, link_t *inter, int *n
 
 typedef struct {
     link_t link[2];
-    stat_t reduce, ring, distinct;
+    stat_t reduce, copy, ring, distinct;
     stat_t ring64, half64;
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
@@ -349,6 +444,9 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_oneway_beta = %.4g\n", l->name, u->oneway_beta);
     fprintf(f, "coll_rabred_%s_eager_bytes = %.0f\n", l->name, u->eager_bytes);
     fprintf(f, "coll_rabred_%s_rndv_us = %.4g\n", l->name, u->rndv_us);
+    fprintf(f, "coll_rabred_%s_rndv_oneway_us = %.4g\n", l->name, u->rndv_oneway_us);
+    fprintf(f, "coll_rabred_%s_eager_mbs = %.6g\n", l->name, u->eager_mbs);
+    fprintf(f, "coll_rabred_%s_invalidate_mbs = %.6g\n", l->name, u->invalidate_mbs);
     fprintf(f, "coll_rabred_%s_repeat = %.4g\n", l->name, u->repeat);
 }
 
@@ -382,6 +480,7 @@ static int write_conf(const char *path, const result_t *r, const char *files)
     write_link_conf(f, &r->link[0]);
     write_link_conf(f, &r->link[1]);
     fprintf(f, "coll_rabred_reduce_mbs = %.6g\n", r->reduce.median);
+    fprintf(f, "coll_rabred_copy_mbs = %.6g\n", r->copy.median);
     fprintf(f, "coll_rabred_round_sync_us = %.4g\n", r->sync_us);
     fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
             r->aggregate_mbs);
@@ -414,8 +513,14 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->oneway_beta);
     fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | largest step in the one-way time |\n",
             l->name, u->eager_bytes);
-    fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes |\n",
+    fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes, exchange |\n",
             l->name, u->rndv_us);
+    fprintf(f, "| `coll_rabred_%s_rndv_oneway_us` | %.3g us | | the same, one-way |\n", l->name,
+            u->rndv_oneway_us);
+    fprintf(f, "| `coll_rabred_%s_eager_mbs` | %.4g MB/s | | exchange slope up to the eager limit (0: as mbs) |\n",
+            l->name, u->eager_mbs);
+    fprintf(f, "| `coll_rabred_%s_invalidate_mbs` | %.4g MB/s | | writing %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
+            l->name, u->invalidate_mbs, l->inv_bytes, 1e6 * l->inv_t[0], 1e6 * l->inv_t[1]);
     fprintf(f, "| `coll_rabred_%s_repeat` | %.3g | | back-to-back exchanges over one in step, largest sizes |\n",
             l->name, u->repeat);
 }
@@ -435,6 +540,8 @@ static int write_summary(const char *path, const result_t *r)
     summary_link(f, &r->link[1]);
     fprintf(f, "| `coll_rabred_reduce_mbs` | %.4g MB/s | %.0f%% | MPI_Reduce_local, 1 MiB of doubles, every rank at once, slowest |\n",
             r->reduce.median, 100 * r->reduce.spread);
+    fprintf(f, "| `coll_rabred_copy_mbs` | %.4g MB/s | %.0f%% | memcpy, 1 MiB, every rank at once, slowest |\n",
+            r->copy.median, 100 * r->copy.spread);
     fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds (%.3g us each) beyond one message |\n",
             r->sync_us, 100 * r->ring.spread, 1e6 * r->ring.median);
     if (g_size >= 3) {
@@ -545,14 +652,15 @@ int main(int argc, char **argv)
     for (int b = 8; b <= max_bytes; b *= 2) {
         sizes++;
     }
-    g_progress_total = 3 + (g_size >= 4) + (g_size >= 5) + (r.link[0].a >= 0) * sizes +
+    g_progress_total = 4 + (g_size >= 4) + (g_size >= 5) + (r.link[0].a >= 0) + (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;
     for (int k = 0; k < 2; k++) {
         if (r.link[k].a >= 0) {
             measure_link(&r.link[k], buf, buf2, max_bytes);
         }
     }
-    r.reduce = measure_reduce();
+    r.reduce = measure_local(0);
+    r.copy = measure_local(1);
     /* rounds cross the network when the ranks are on several nodes */
     const link_t *ring_link = r.link[1].fitted ? &r.link[1] : &r.link[0];
     double message = 2 == g_size ? ring_link->m.exchange[0] : ring_link->m.oneway[0];

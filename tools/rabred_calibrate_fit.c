@@ -39,50 +39,66 @@ static double large_slope(const double *t, const double *x, int n)
     return s[2] < lo ? lo : s[2] > hi ? hi : s[2];
 }
 
-/* How much step i -> i+1 of series t grows beyond what its bytes cost, at
- * the steeper of the large-size slope and the slope of the step before. */
+/* How much step i -> i+1 of series t grows beyond what its bytes cost at
+ * the large sizes' time per byte. */
 static double excess(const double *t, const double *x, int i, double big_slope)
 {
-    double per_byte = big_slope;
-    if (i > 0) {
-        double before = slope(t, x, i - 1, i);
-        per_byte = before > per_byte ? before : per_byte;
-    }
-    return t[i + 1] - t[i] - per_byte * (x[i + 1] - x[i]);
+    return t[i + 1] - t[i] - big_slope * (x[i + 1] - x[i]);
 }
 
-/* The protocol switch: the step where the one-way and the exchange times
- * together grow most beyond their bytes, counted only where both grow by
- * more than 2 % of their time (a handshake shows in both; one series
- * caught once in a slow mode does not); the handshake costs the mean of
- * the two excesses there. */
-static void find_switch(const rabred_cal_link_t *m, double slope_oneway, double slope_exchange,
-                        rabred_link_units_t *out)
+/* The protocol switch: the first step where the one-way and the exchange
+ * times both grow beyond their bytes by a one-way latency or more (a
+ * handshake costs a round trip's order; it shows in both series, where a
+ * slow mode of one does not) and by 2 % of their time.  The handshakes cost what the
+ * first size above the limit takes beyond latency and bytes: the
+ * exchange's in a round that sends and receives (two crossing: on shared
+ * memory about 3x one), the one-way's in a round that only sends or
+ * receives. */
+/* A series' time at size i beyond latency + bytes at the large sizes'
+ * speed (>= 0). */
+static double beyond(const double *t, const double *x, int i, double lat, double per_byte)
 {
-    double best = 0;
+    double e = t[i] - lat - x[i] * per_byte;
+    return e > 0 ? e : 0;
+}
+
+static void find_switch(const rabred_cal_link_t *m, double slope_oneway, double slope_exchange,
+                        double alpha, double alpha_uni, rabred_link_units_t *out)
+{
     int at = -1;
-    for (int i = 0; i + 1 < m->n && m->bytes[i] <= RABRED_CAL_MAX_EAGER; i++) {
+    for (int i = 0; i + 1 < m->n && m->bytes[i] <= RABRED_CAL_MAX_EAGER && at < 0; i++) {
         if (m->bytes[i] < RABRED_CAL_MIN_EAGER) {
             continue;
         }
         double e1 = excess(m->oneway, m->bytes, i, slope_oneway);
         double e2 = excess(m->exchange, m->bytes, i, slope_exchange);
-        if (e1 > 0.02 * m->oneway[i + 1] && e2 > 0.02 * m->exchange[i + 1] && e1 + e2 > best) {
-            best = e1 + e2;
+        if (e1 > 0.02 * m->oneway[i + 1] && e2 > 0.02 * m->exchange[i + 1] &&
+            e1 > alpha_uni && e2 > alpha_uni) {
             at = i;
         }
     }
-    if (at >= 0 && best / 2 > 0.25 * m->oneway[0]) {
+    if (at >= 0) {
         out->eager_bytes = m->bytes[at];
-        out->rndv_us = 1e6 * best / 2;
+        /* the eager messages' own speed: the exchange's slope up to the
+         * limit, when more than 10 % slower than the large messages' */
+        double eager = at > 0 ? slope(m->exchange, m->bytes, 0, at) : 0;
+        out->eager_mbs = eager > 1.1 * slope_exchange ? 1e-6 / eager : 0;
+        /* what the first size above the limit takes beyond latency and
+         * bytes: the model charges a large message alpha + n beta + rndv */
+        out->rndv_us = 1e6 * beyond(m->exchange, m->bytes, at + 1, alpha, slope_exchange);
+        out->rndv_oneway_us = 1e6 * beyond(m->oneway, m->bytes, at + 1, alpha_uni, slope_oneway);
     } else {
         out->eager_bytes = 0;
+        out->eager_mbs = 0;
         out->rndv_us = 0;
+        out->rndv_oneway_us = 0;
     }
 }
 
 /* Back to back over the first exchange at the largest (up to) four sizes,
- * the median; 1 when not measured or not slower. */
+ * the median; 1 when not measured or less than 10 % slower (within the
+ * spread of these measurements: a term that noise sets would decide
+ * near-ties at random). */
 static double repeat_factor(const rabred_cal_link_t *m)
 {
     double r[4];
@@ -101,7 +117,7 @@ static double repeat_factor(const rabred_cal_link_t *m)
         }
     }
     double median = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
-    return median > 1 ? median : 1;
+    return median > 1.1 ? median : 1;
 }
 
 int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out)
@@ -126,7 +142,7 @@ int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out)
     fit.mbs = 1e-6 / beta;
     fit.oneway_beta = beta_uni / beta;
     fit.repeat = repeat_factor(m);
-    find_switch(m, beta_uni, beta, &fit);
+    find_switch(m, beta_uni, beta, alpha, alpha_uni, &fit);
     *out = fit;
     return 0;
 }
@@ -157,8 +173,16 @@ double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_
     for (int i = 0; i < m->n; i++) {
         if (m->bytes[i] == bytes && m->oneway[i] > 0) {
             double f = (round_s - sync_s) / m->oneway[i];
-            return f > 1 ? f : 1;
+            return f > 1.1 ? f : 1; /* within the spread: no term */
         }
     }
     return 1;
+}
+
+double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s)
+{
+    if (!(own_s > 0) || !(after_read_s > 1.1 * own_s)) {
+        return 0;
+    }
+    return 1e-6 * bytes / (after_read_s - own_s);
 }

@@ -18,24 +18,31 @@
  *                   four): 1 / exchange slope, one-way slope over exchange
  *                   slope;
  *   repeat          the median over the largest four sizes of back to back
- *                   over `exchange` (at least 1): what an exchange costs
- *                   when it follows another round;
- *   eager_bytes, rndv_us  the protocol switch: between two consecutive
+ *                   over `exchange`: what an exchange costs when it follows
+ *                   another round (1 when less than 1.1, the measurements'
+ *                   own spread);
+ *   eager_bytes, rndv_us, rndv_oneway_us  the protocol switch: between two consecutive
  *                   sizes the times grow by more than the bytes explain (at
- *                   the large-size slope, or the slope of the sizes below,
- *                   whichever is steeper); the step where the one-way and
- *                   the exchange times together exceed most, each by more
- *                   than 2 % of its time, marks the eager limit (the
- *                   smaller size), and the mean of the two excesses is the
- *                   handshake's cost.  Less than a quarter of the one-way
- *                   latency: no switch (eager_bytes 0).  Only steps from
- *                   sizes RABRED_CAL_MIN_EAGER to RABRED_CAL_MAX_EAGER
- *                   count: transports' eager limits are a few to a few
- *                   hundred KiB; below, the steps are inline-send limits
- *                   (a fraction of the latency, no round trip) or noise,
- *                   and above they are the caches' (a message that no
- *                   longer fits in the last-level cache moves at memory
- *                   speed), which a per-message constant does not describe.
+ *                   the large sizes' time per byte); the first step where
+ *                   both the one-way and the exchange times exceed by a
+ *                   one-way latency and 2 % of their time marks the
+ *                   eager limit (the smaller size); what the next size takes
+ *                   beyond latency and bytes is the handshakes' cost: the
+ *                   exchange's in a round that sends and receives, the
+ *                   one-way's in one that does not;
+ *   eager_mbs       1 / the exchange's slope from the smallest size to the
+ *                   eager limit, when that is more than 10 % slower than
+ *                   the large sizes' (0: no term).  No such step: no
+ *                   switch (eager_bytes 0).  Only steps from sizes
+ *                   RABRED_CAL_MIN_EAGER to RABRED_CAL_MAX_EAGER count:
+ *                   transports' eager limits are a few KiB to 64 KiB;
+ *                   below, the steps are inline-send limits (a fraction
+ *                   of the latency, no round trip) or noise, and above
+ *                   they are the caches' (a message that no longer fits
+ *                   in a cache moves at the next level's speed), which a
+ *                   per-message constant does not describe;
+ *   invalidate_mbs  (measured apart) writing memory a peer has just read
+ *                   against writing one's own;
  * The reduction speed and the per-round, per-peer and aggregate terms come
  * from their own measurements (rabred_calibrate.c) as plain differences
  * and ratios.
@@ -47,7 +54,7 @@
 
 #define RABRED_CAL_MAX_SIZES 24
 #define RABRED_CAL_MIN_EAGER 256
-#define RABRED_CAL_MAX_EAGER (256 * 1024)
+#define RABRED_CAL_MAX_EAGER (64 * 1024)
 
 /* One link's measurements: medians, seconds per operation. */
 typedef struct {
@@ -83,8 +90,14 @@ double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync
 /* The duplex factor: a lock-step round of `round_s` (`sync_s` of it the
  * rounds' synchronisation) in which every rank sends `bytes` to one peer
  * and receives as much from another, against that message sent alone
- * (m's one-way time at `bytes`): (round_s - sync_s) / alone, at least 1;
- * 1 when m has no such size. */
+ * (m's one-way time at `bytes`): (round_s - sync_s) / alone; 1 when that
+ * is below 1.1 (the measurements' own spread) or m has no such size. */
 double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_s, double sync_s);
+
+/* The speed (MB/s) of writing memory a peer has just read: `bytes` written
+ * in `after_read_s` right after a peer read them (a message above the
+ * eager limit) and in `own_s` when no one else had: bytes / (after_read_s
+ * - own_s) when the first is more than 10 % slower, else 0 (no cost). */
+double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s);
 
 #endif /* RABRED_CALIBRATE_FIT_H */

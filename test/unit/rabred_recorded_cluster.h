@@ -3,7 +3,7 @@
  *
  * The emulated 100 Mbit/s TCP cluster (bench/cluster/, one rank per host,
  * 2 cores), measured twice:
- *  - rabred-calibrate with 16 ranks, 2026-11-26 09:31 UTC
+ *  - rabred-calibrate with 16 ranks, 2026-11-26 09:57 UTC
  *    (bench/results/calibrate-20261126/cluster-p16/): the link's per-size
  *    medians and the other terms;
  *  - every rabred algorithm forced, side by side (bench/results/
@@ -20,17 +20,17 @@ static const double recorded_bytes[] = {8,     16,    32,     64,     128,    25
                                         512,   1024,  2048,   4096,   8192,   16384,
                                         32768, 65536, 131072, 262144, 524288, 1048576};
 static const double recorded_oneway_us[] = {
-    8.499,   9.894,   10.778,   9.520,    8.835,    13.757,    23.999,    44.473,    90.731,
-    175.184, 463.882, 1142.660, 2517.810, 5299.816, 10786.117, 21768.091, 43756.244, 87702.011};
+    7.212,   7.272,   7.532,    7.257,    8.606,    13.731,    23.951,    44.429,    90.568,
+    175.262, 459.291, 1142.275, 2524.461, 5298.968, 10785.530, 21774.896, 43704.110, 87604.512};
 static const double recorded_exchange_us[] = {
-    8.679,   11.273,  10.693,   8.953,    9.041,    11.139,    31.986,    84.042,    167.853,
-    340.191, 683.275, 1376.398, 2727.984, 5633.889, 11115.655, 22377.771, 87464.710, 102426.956};
+    7.086,   7.150,   7.945,    8.464,    15.009,   8.762,     40.269,    81.232,    178.870,
+    331.442, 676.239, 1373.946, 2756.290, 5506.170, 11049.687, 22348.614, 44744.988, 175063.317};
 static const double recorded_repeated_us[] = {
-    11.633,  13.375,  13.777,   12.505,   17.968,    27.538,    48.278,    88.863,     181.483,
-    349.347, 705.952, 1402.155, 2802.733, 15997.564, 32426.118, 65322.269, 130872.528, 262494.817};
+    8.922,   8.874,   10.627,   14.604,   18.071,    27.478,    47.986,    88.925,     181.661,
+    350.717, 703.538, 1407.995, 2802.599, 15991.928, 32427.086, 65293.833, 130850.003, 262446.542};
 /* the terms measured apart (rabred-calibration.conf) */
-static const double recorded_reduce_mbs = 3788.69, recorded_sync_us = 90.9,
-                    recorded_peer_us = 782.6, recorded_duplex = 1.5;
+static const double recorded_reduce_mbs = 5945.85, recorded_copy_mbs = 6189.63,
+                    recorded_sync_us = 85.32, recorded_peer_us = 561.9, recorded_duplex = 1.505;
 
 typedef struct {
     const char *coll;

@@ -51,6 +51,7 @@ typedef struct {
     rabred_link_units_t link[2]; /* RABRED_LINK_INTRA, RABRED_LINK_INTER */
     double reduce_mbs;
     double round_sync_us;
+    double copy_mbs;                        /* coll_rabred_copy_mbs */
     char *rules_file;                       /* coll_rabred_rules_file */
     rabred_rules_t rules;                   /* loaded from rules_loaded; empty when none or rejected */
     char *rules_loaded;                     /* the rules_file value `rules` was loaded from */

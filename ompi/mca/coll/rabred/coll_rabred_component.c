@@ -255,7 +255,7 @@ static void register_model_param(const char *name, const char *help, double def,
 rabred_model_t mca_coll_rabred_model(int link)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    return rabred_model_make(&c->link[link], c->reduce_mbs, c->round_sync_us);
+    return rabred_model_make_copy(&c->link[link], c->reduce_mbs, c->round_sync_us, c->copy_mbs);
 }
 
 /* The settable parameters a choice reads (MPI_T may write them between
@@ -308,8 +308,18 @@ static void register_link(const char *kind, const char *where, const rabred_link
     RABRED_LINK_PARAM("eager_bytes", "largest message sent eagerly, bytes (the transport's "
                       "eager limit); larger ones pay rndv_us; 0: no switch modelled",
                       0.0, 1e12, eager_bytes);
-    RABRED_LINK_PARAM("rndv_us", "what the rendezvous handshake adds to a round with a "
-                      "message above eager_bytes, microseconds", 0.0, 1e6, rndv_us);
+    RABRED_LINK_PARAM("rndv_us", "what the rendezvous handshakes add to a round that sends "
+                      "and receives messages above eager_bytes (two crossing), microseconds",
+                      0.0, 1e6, rndv_us);
+    RABRED_LINK_PARAM("eager_mbs", "bandwidth of an exchange of messages up to eager_bytes, "
+                      "MB/s (copied through the transport's buffers; 0: as mbs)", 0.0, 1e9,
+                      eager_mbs);
+    RABRED_LINK_PARAM("invalidate_mbs", "speed of writing memory that a peer has read in the "
+                      "same call through a single-copy transport (the peer's cached copies are "
+                      "invalidated first), MB/s; 0: no such cost", 0.0, 1e9, invalidate_mbs);
+    RABRED_LINK_PARAM("rndv_oneway_us", "what the rendezvous handshake adds to a round that "
+                      "only sends or only receives a message above eager_bytes, microseconds",
+                      0.0, 1e6, rndv_oneway_us);
     RABRED_LINK_PARAM("peer_us", "what each distinct peer a rank talks to in one call adds, "
                       "microseconds (connection state, TCP's restart after idle)",
                       0.0, 1e6, peer_us);
@@ -339,6 +349,9 @@ static void register_model(mca_coll_rabred_component_t *c)
                          "Cost model: speed of a local reduction (MPI_Reduce_local of doubles "
                          "with MPI_SUM), MB/s of input",
                          RABRED_DEFAULT_REDUCE_MBS, 1e-3, 1e9, &c->reduce_mbs);
+    register_model_param("copy_mbs",
+                         "Cost model: speed of a local copy (memcpy), MB/s; 0: copies are free",
+                         RABRED_DEFAULT_COPY_MBS, 0.0, 1e9, &c->copy_mbs);
     register_model_param("round_sync_us",
                          "Cost model: what a lock-step round costs beyond its messages when "
                          "the ranks are not in step (more ranks than cores, a noisy system), "

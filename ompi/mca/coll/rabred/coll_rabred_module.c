@@ -265,9 +265,10 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
     return OMPI_SUCCESS;
 }
 
-/* An estimated call chooses again, with the estimate: the same balanced
- * choice (the settings have not changed, or the key would have), possibly
- * replaced by an arrival-aware algorithm. */
+/* An estimated call keeps its prepared balanced choice (the settings have
+ * not changed, or the key would have) and asks only the estimate whether
+ * an arrival-aware algorithm replaces it: pricing again would cost plan
+ * builds on every call. */
 static int choose_with_estimate(mca_coll_rabred_module_t *m, const call_t *c,
                                 rabred_prepared_t *e, int *estimating, rabred_choice_t *choice)
 {
@@ -279,6 +280,7 @@ static int choose_with_estimate(mca_coll_rabred_module_t *m, const call_t *c,
         .min_gain = k->arrival_min_gain, .pick = &e->pick, .pick_at_calls = &e->pick_at_calls};
     rabred_select_in_t in;
     int rc = select_in(m, c, &e->key, &arrival, &in);
+    in.prepared = &e->choice; /* the balanced choice is the prepared call's */
     if (OMPI_SUCCESS == rc && RABRED_OK != rabred_select(&in, choice)) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
     }

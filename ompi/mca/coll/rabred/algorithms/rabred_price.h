@@ -26,9 +26,15 @@ typedef struct {
     double sync;    /* seconds a lock-step round costs beyond its messages when the
                      * ranks are not in step (descheduled, or sharing cores) */
     double peer;    /* seconds per distinct peer a rank talks to in one call */
-    double rndv;    /* seconds a message above eager_bytes adds (the rendezvous
-                     * handshake), once per round that has one */
+    double rndv;    /* seconds a round that sends and receives a message above
+                     * eager_bytes adds (the rendezvous handshakes, crossing) */
+    double rndv_oneway; /* the same for a round that only sends or only receives */
     double eager_bytes; /* the largest message sent eagerly, bytes; <= 0: no switch */
+    double beta_eager;  /* seconds per byte of an exchange of messages up to eager_bytes
+                         * (copied through the transport's buffers); 0: as beta */
+    double copy;        /* seconds per byte of a local copy (memcpy); 0: free */
+    double beta_inv;    /* seconds per byte of writing memory a peer read in this call
+                         * (single-copy transports, above eager_bytes); 0: none */
     double repeat;    /* an exchange with one peer that follows another round of the
                        * call, per byte, relative to one that starts the call (>= 1;
                        * 1: the same) */

@@ -270,11 +270,17 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
         return rc;
     }
     /* the structural terms the simulator does not run (rounds, peers,
-     * protocol switches), as the balanced decision prices them */
+     * protocol switches, memory), of the rank that arrives last: what the
+     * others do before it comes is hidden by their wait, its own rounds
+     * after it came are not (every rank's elapsed time ends after them) */
+    int last = 0;
+    for (int r = 1; r < call->p; r++) {
+        last = e->acting[r] > e->acting[last] ? r : last;
+    }
     rabred_price_call_t pc = {call->p, -1, call->commutative, call->count * (int64_t)type_size,
                               seg_count * (int64_t)type_size};
     double extra = 0;
-    if (RABRED_OK != (rc = rabred_model_extras(alg, &pc, model, &extra))) {
+    if (RABRED_OK != (rc = rabred_model_extras_of_rank(alg, &pc, &arrival, last, model, &extra))) {
         return rc;
     }
     *avg = res.avg_elapsed + extra;

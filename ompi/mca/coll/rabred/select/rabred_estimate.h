@@ -28,8 +28,8 @@
  * arrival_aware set) are priced with the simulator under the component's
  * cost model and the estimated offsets, against the balanced choice under
  * the same offsets, by the average elapsed time over ranks (seed 004's
- * metric, plus the structural terms of rabred_model_extras, as the balanced
- * decision prices them); one wins only when it saves at
+ * metric, plus the structural terms of rabred_model_extras of the rank
+ * that arrives last: its rounds are not hidden by waiting); one wins only when it saves at
  * least min_gain (a fraction) of the call's balanced price (the saving cannot exceed what the call costs,
  * however late a rank is, so a fraction of the elapsed time, which is
  * mostly waiting, would never be reached for long delays).  When the

@@ -10,13 +10,22 @@
 #include "plan/rabred_toolkit.h"
 
 const rabred_link_units_t rabred_default_intra = {
-    .alpha_us = 0.44, .mbs = 13400, .oneway_alpha = 0.89, .oneway_beta = 0.71,
-    .eager_bytes = 2048, .rndv_us = 0.26, .peer_us = 0, .repeat = 1,
+    .alpha_us = 0.38, .mbs = 10200, .oneway_alpha = 0.87, .oneway_beta = 1.07,
+    .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
+    .invalidate_mbs = 5240, .repeat = 1.21, .peer_us = 0,
     .duplex = 1, .aggregate_mbs = 0};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
-    .eager_bytes = 8192, .rndv_us = 3.0, .peer_us = 0, .repeat = 1,
+    .eager_bytes = 8192, .rndv_us = 3.0, .rndv_oneway_us = 3.0, .peer_us = 0, .repeat = 1,
     .duplex = 1, .aggregate_mbs = 0};
+
+rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double reduce_mbs,
+                                      double round_sync_us, double copy_mbs)
+{
+    rabred_model_t m = rabred_model_make(link, reduce_mbs, round_sync_us);
+    m.copy = copy_mbs > 0 ? 1e-6 / copy_mbs : 0;
+    return m;
+}
 
 rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_mbs,
                                  double round_sync_us)
@@ -30,6 +39,9 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .sync = 1e-6 * round_sync_us,
         .peer = 1e-6 * link->peer_us,
         .rndv = 1e-6 * link->rndv_us,
+        .rndv_oneway = 1e-6 * link->rndv_oneway_us,
+        .beta_eager = link->eager_mbs > 0 ? 1e-6 / link->eager_mbs : 0,
+        .beta_inv = link->invalidate_mbs > 0 ? 1e-6 / link->invalidate_mbs : 0,
         .eager_bytes = link->eager_bytes,
         .repeat = link->repeat > 1 ? link->repeat : 1,
         .duplex = link->duplex > 1 ? link->duplex : 1,
@@ -226,7 +238,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
 {
     return a->alpha == b->alpha && a->beta == b->beta && a->gamma == b->gamma &&
            a->f_alpha == b->f_alpha && a->f_beta == b->f_beta && a->sync == b->sync &&
-           a->peer == b->peer && a->rndv == b->rndv && a->eager_bytes == b->eager_bytes &&
+           a->peer == b->peer && a->rndv == b->rndv && a->rndv_oneway == b->rndv_oneway &&
+           a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat;
 }
 
@@ -277,169 +290,6 @@ void rabred_pricebooks_free(rabred_pricebooks_t *books)
     }
     free(books->books);
     memset(books, 0, sizeof(*books));
-}
-
-/* One round's duplex and repeat terms.  When the rank sends to a peer it
- * does not receive from while it receives from another, its largest such
- * send moves at 1 / duplex of its speed alone; an exchange with one peer
- * in a round that follows another (`later`) at 1 / repeat of a first
- * one's. */
-static double round_pair_extra(const rabred_plan_t *plan, const rabred_round_t *rd, int later,
-                               const rabred_model_t *m)
-{
-    int64_t one_way = 0, exchanged = 0;
-    int receives = 0;
-    for (int k = 0; k < rd->nxfer; k++) {
-        receives |= RABRED_XFER_RECV == plan->xfers[rd->first_xfer + k].dir;
-    }
-    for (int k = 0; k < rd->nxfer && receives; k++) {
-        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-        int exchange = 0;
-        for (int i = 0; i < rd->nxfer; i++) {
-            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
-            exchange |= RABRED_XFER_RECV == y->dir && y->peer == x->peer;
-        }
-        if (RABRED_XFER_SEND != x->dir) {
-            continue;
-        }
-        if (exchange) {
-            exchanged = x->len > exchanged ? x->len : exchanged;
-        } else {
-            one_way = x->len > one_way ? x->len : one_way;
-        }
-    }
-    return (m->duplex - 1) * (double)one_way * m->f_beta * m->beta +
-           (later ? (m->repeat - 1) * (double)exchanged * m->beta : 0.0);
-}
-
-/* One rank's structural terms. */
-static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *m)
-{
-    int peers[64], npeers = 0, overflow = 0, moved = 0;
-    double t = 0;
-    for (int r = 0; r < plan->nrounds; r++) {
-        const rabred_round_t *rd = &plan->rounds[r];
-        int big = 0;
-        for (int k = 0; k < rd->nxfer; k++) {
-            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-            big |= m->eager_bytes > 0 && (double)x->len > m->eager_bytes;
-            int seen = 0;
-            for (int i = 0; i < npeers && !seen; i++) {
-                seen = peers[i] == x->peer;
-            }
-            if (!seen && npeers < 64) {
-                peers[npeers++] = x->peer;
-            } else if (!seen) {
-                overflow++; /* more than 64 peers: counted, not remembered */
-            }
-        }
-        t += rd->nxfer > 0 ? m->sync + big * m->rndv : 0.0;
-        if (m->duplex > 1 || m->repeat > 1) {
-            t += round_pair_extra(plan, rd, moved, m);
-        }
-        moved |= rd->nxfer > 0;
-    }
-    return t + (npeers + overflow) * m->peer;
-}
-
-/* Per round: the bytes all sampled ranks send, and the most one sends. */
-typedef struct {
-    double *total, *most;
-    int nrounds;
-} round_load_t;
-
-static int add_round_load(round_load_t *load, const rabred_plan_t *plan)
-{
-    if (plan->nrounds > load->nrounds) {
-        double *t = realloc(load->total, (size_t)plan->nrounds * sizeof(double));
-        if (NULL == t) {
-            return RABRED_ERR_NOMEM;
-        }
-        load->total = t;
-        double *m = realloc(load->most, (size_t)plan->nrounds * sizeof(double));
-        if (NULL == m) {
-            return RABRED_ERR_NOMEM;
-        }
-        load->most = m;
-        for (int r = load->nrounds; r < plan->nrounds; r++) {
-            load->total[r] = load->most[r] = 0;
-        }
-        load->nrounds = plan->nrounds;
-    }
-    for (int r = 0; r < plan->nrounds; r++) {
-        const rabred_round_t *rd = &plan->rounds[r];
-        double sent = 0;
-        for (int k = 0; k < rd->nxfer; k++) {
-            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-            sent += RABRED_XFER_SEND == x->dir ? (double)x->len : 0.0;
-        }
-        load->total[r] += sent;
-        load->most[r] = sent > load->most[r] ? sent : load->most[r];
-    }
-    return RABRED_OK;
-}
-
-/* What the aggregate limit adds: per round, the time all ranks' bytes take
- * at the aggregate bandwidth beyond what the busiest rank's take on its
- * own link (one-way speed). */
-static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *call,
-                           const rabred_model_t *m, rabred_plan_t *plan, double *extra)
-{
-    int p = call->p, stride = (p + RABRED_AGGREGATE_RANKS - 1) / RABRED_AGGREGATE_RANKS;
-    int sampled = 0, rc = RABRED_OK;
-    round_load_t load = {NULL, NULL, 0};
-    for (int rank = 0; rank < p && RABRED_OK == rc; rank += stride) {
-        rabred_plan_args_t args = {p, rank, call->root, call->bytes, call->commutative,
-                                   call->seg_bytes, NULL, 0};
-        rc = rabred_plan_build(alg->build, &args, plan);
-        if (RABRED_OK == rc) {
-            rc = add_round_load(&load, plan);
-            sampled++;
-        }
-    }
-    *extra = 0;
-    for (int r = 0; r < load.nrounds && RABRED_OK == rc; r++) {
-        double all = load.total[r] * ((double)p / sampled) * m->aggregate;
-        double own = load.most[r] * m->f_beta * m->beta;
-        *extra += all > own ? all - own : 0.0;
-    }
-    free(load.total);
-    free(load.most);
-    return rc;
-}
-
-int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
-                        const rabred_model_t *model, double *extra)
-{
-    *extra = 0;
-    if (0 == model->sync && 0 == model->peer && 0 == model->rndv && 0 == model->aggregate &&
-        !(model->duplex > 1) && !(model->repeat > 1)) {
-        return RABRED_OK;
-    }
-    int p = call->p, ranks[4] = {0, 1, p - 1, call->root};
-    rabred_plan_t plan;
-    rabred_plan_init(&plan);
-    int rc = RABRED_OK;
-    for (int i = 0; i < 4 && RABRED_OK == rc; i++) {
-        if (ranks[i] < 0 || ranks[i] >= p || (i > 0 && ranks[i] == ranks[i - 1])) {
-            continue;
-        }
-        rabred_plan_args_t args = {p, ranks[i], call->root, call->bytes, call->commutative,
-                                   call->seg_bytes, NULL, 0};
-        rc = rabred_plan_build(alg->build, &args, &plan);
-        if (RABRED_OK == rc) {
-            double t = rank_extras(&plan, model);
-            *extra = t > *extra ? t : *extra;
-        }
-    }
-    if (RABRED_OK == rc && model->aggregate > 0) {
-        double agg = 0;
-        rc = aggregate_extra(alg, call, model, &plan, &agg);
-        *extra += agg;
-    }
-    rabred_plan_free(&plan);
-    /* a builder's argument error is alike on every rank: no extras then */
-    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,

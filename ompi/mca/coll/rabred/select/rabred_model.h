@@ -42,7 +42,11 @@ typedef struct {
     double oneway_alpha; /* a one-way message's latency / an exchange's (f_alpha) */
     double oneway_beta;  /* a one-way byte's time / an exchange byte's (f_beta) */
     double eager_bytes;  /* the largest message sent without a handshake (0: none) */
-    double rndv_us;      /* what the handshake of a larger message adds */
+    double rndv_us;      /* what the handshakes of larger messages add to a round that
+                          * sends and receives */
+    double rndv_oneway_us; /* the same for a round that only sends or receives */
+    double eager_mbs;    /* bandwidth of an exchange of messages up to eager_bytes; 0: mbs */
+    double invalidate_mbs; /* speed of writing memory a peer has read (0: no cost) */
     double peer_us;      /* what each distinct peer a rank talks to in a call adds */
     double repeat;       /* an exchange right after another round, per byte, / a first one */
     double duplex;       /* sending while receiving from another peer, per byte, / alone */
@@ -58,16 +62,21 @@ typedef struct {
  * latency near 1-2 us, about 10 GB/s each way, full duplex, an eager limit
  * of a few KiB and a rendezvous round trip above it); the emulated
  * 100 Mbit/s TCP cluster's own values are bench/profiles/emulated-100mbit.conf.
- * The terms a machine without contention does not have (sync, peer,
- * repeat, duplex, aggregate) are off.  Every machine is different:
- * rabred-calibrate measures yours. */
+ * Between nodes, the terms a well-provisioned RDMA fabric does not show
+ * (sync, peer, repeat, duplex, invalidate, aggregate, a slower eager
+ * path) are off.  Every machine is different: rabred-calibrate measures
+ * yours. */
 extern const rabred_link_units_t rabred_default_intra, rabred_default_inter;
-#define RABRED_DEFAULT_REDUCE_MBS 22700.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
+#define RABRED_DEFAULT_REDUCE_MBS 24400.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
 #define RABRED_DEFAULT_ROUND_SYNC_US 0.0  /* ranks in step: a core each */
+#define RABRED_DEFAULT_COPY_MBS 25600.0   /* memcpy of 1 MiB, every rank at once */
 
 /* The model of one link, in the model's units (seconds, s/B). */
 rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_mbs,
                                  double round_sync_us);
+/* The same with a local copy's speed (MB/s; 0: copies are free). */
+rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double reduce_mbs,
+                                      double round_sync_us, double copy_mbs);
 
 #include "algorithms/rabred_table.h"
 
@@ -141,8 +150,9 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
  * `eager_bytes` one `rndv`, every round where the rank sends to one peer
  * and receives from another (duplex - 1) times its largest message's
  * one-way transfer time, every exchange with one peer after the first
- * round (repeat - 1) times its transfer time; the largest sum over those
- * ranks.  With an
+ * round (repeat - 1) times its transfer time, every round's largest
+ * message up to eager_bytes what moving it at beta_eager adds; the
+ * largest sum over those ranks.  With an
  * `aggregate` limit, each round also costs what moving the bytes all
  * ranks send in it takes at the aggregate bandwidth beyond what its
  * largest message takes on its link (all ranks' plans up to
@@ -150,6 +160,14 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
  * The sum in *extra.  Messages are sized in bytes (plans built with
  * one-byte elements).  RABRED_OK, or RABRED_ERR_NOMEM (building a plan). */
 #define RABRED_AGGREGATE_RANKS 64
+
+/* The same terms (all but the aggregate) for one rank's plan, built with
+ * `arrival` (NULL: none), in *extra.  The arrival estimate prices with it
+ * the rank that arrives last: its rounds after it arrived are what no
+ * early work hides. */
+int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                                const rabred_arrival_t *arrival, int rank,
+                                const rabred_model_t *model, double *extra);
 
 /* alg's full balanced price for `call` (the book's closed form or
  * simulation plus rabred_model_extras) in *t, < 0 when the book does not

@@ -299,8 +299,8 @@ static int arrival_pick(const rabred_select_in_t *in, rabred_select_arrival_t *a
  * is due; a hint costs no exchange.  A forced or rule-chosen
  * algorithm is estimated only when it reads the estimate (arrival-aware),
  * and does not count auto's pacing down (price 0). */
-static int arrival_stage(const rabred_select_in_t *in, prices_t *pr,
-                         rabred_select_arrival_t *a, rabred_choice_t *out)
+static int arrival_stage(const rabred_select_in_t *in, rabred_select_arrival_t *a,
+                         rabred_choice_t *out)
 {
     a->estimating = 0;
     a->balanced_price = 0;
@@ -311,11 +311,7 @@ static int arrival_stage(const rabred_select_in_t *in, prices_t *pr,
         a->estimating = out->alg->arrival_aware;
         return RABRED_OK;
     }
-    double price;
-    if (RABRED_OK != price_of(in, pr, out->alg, &price)) {
-        return RABRED_ERR_NOMEM;
-    }
-    price = price > 0 ? price : 0;
+    double price = out->price;
     a->balanced_price = price;
     a->estimating = a->hint_late ||
                     (rabred_estimate_pays(in->call.p, &in->book->model, price) &&
@@ -327,6 +323,10 @@ int rabred_select(const rabred_select_in_t *in, rabred_choice_t *out)
 {
     prices_t pr = {0};
     double price = 0;
+    if (NULL != in->prepared) { /* stages 1-3 ran when the call was prepared */
+        *out = *in->prepared;
+        return NULL != in->arrival ? arrival_stage(in, in->arrival, out) : RABRED_OK;
+    }
     memset(out, 0, sizeof(*out));
     if (NULL != in->book) {
         fill_prices(in, &pr);
@@ -336,5 +336,5 @@ int rabred_select(const rabred_select_in_t *in, rabred_choice_t *out)
         return RABRED_ERR_NOMEM;
     }
     out->price = price > 0 ? price : 0;
-    return NULL != in->arrival ? arrival_stage(in, &pr, in->arrival, out) : RABRED_OK;
+    return NULL != in->arrival ? arrival_stage(in, in->arrival, out) : RABRED_OK;
 }

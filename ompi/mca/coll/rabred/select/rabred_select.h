@@ -83,6 +83,9 @@ typedef struct {
     int64_t short_bytes;          /* > 0: latency algorithm up to here, model above */
     int want_reason;              /* build choice->reason */
     rabred_select_arrival_t *arrival; /* NULL: this call is not estimated */
+    const rabred_choice_t *prepared; /* the balanced choice of this call's shape, made
+                                      * before (a prepared call): only stage 4 runs;
+                                      * NULL: every stage */
 } rabred_select_in_t;
 
 const char *rabred_why_name(rabred_why_t why);

@@ -1,0 +1,342 @@
+/*
+ * The cost model's structural terms (rabred_model_extras, declared in
+ * select/rabred_model.h): what a call costs beyond the closed forms'
+ * alpha, beta and gamma, read off the plans of the ranks on the longest
+ * paths.  Each term is a physical effect with its own parameter
+ * (README, "The cost model"):
+ *   sync         every round that moves data (ranks out of step);
+ *   rndv         a round with a message above the eager limit (the
+ *                handshakes; crossing in a round that sends and receives);
+ *   beta_eager   a round's largest eager message at the eager speed;
+ *   repeat       an exchange with one peer after the call's first round;
+ *   duplex       sending to one peer while receiving from another;
+ *   invalidate   writing memory a peer has read in this call (single-copy
+ *                transports: the coherence protocol takes the lines back
+ *                from the reader's cache first; 9 ns per 64-byte line on
+ *                this project's machine, where it makes recursive doubling
+ *                at p = 2 and 64 KiB 1.2x slower than halving and doubling:
+ *                it reduces into all it sent, the other into half);
+ *   copy         local copies (a root that copies its input before
+ *                reducing into it pays what one receiving in place does not);
+ *   peer         every distinct peer of the rank;
+ *   aggregate    all ranks' bytes of a round at the aggregate bandwidth.
+ * Messages are sized in bytes: plans are built with one-byte elements.
+ */
+#include "select/rabred_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/rabred_toolkit.h"
+
+/* One round's duplex and repeat terms.  When the rank sends to a peer it
+ * does not receive from while it receives from another, its largest such
+ * send moves at 1 / duplex of its speed alone; an exchange with one peer
+ * in a round that follows another (`later`) at 1 / repeat of a first
+ * one's. */
+static double round_pair_extra(const rabred_plan_t *plan, const rabred_round_t *rd, int later,
+                               const rabred_model_t *m)
+{
+    int64_t one_way = 0, exchanged = 0;
+    int receives = 0;
+    for (int k = 0; k < rd->nxfer; k++) {
+        receives |= RABRED_XFER_RECV == plan->xfers[rd->first_xfer + k].dir;
+    }
+    for (int k = 0; k < rd->nxfer && receives; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        int exchange = 0;
+        for (int i = 0; i < rd->nxfer; i++) {
+            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
+            exchange |= RABRED_XFER_RECV == y->dir && y->peer == x->peer;
+        }
+        if (RABRED_XFER_SEND != x->dir) {
+            continue;
+        }
+        if (exchange) {
+            exchanged = x->len > exchanged ? x->len : exchanged;
+        } else {
+            one_way = x->len > one_way ? x->len : one_way;
+        }
+    }
+    return (m->duplex - 1) * (double)one_way * m->f_beta * m->beta +
+           (later ? (m->repeat - 1) * (double)exchanged * m->beta : 0.0);
+}
+
+/* One round's eager term: its largest message up to eager_bytes moves at
+ * beta_eager per byte instead of beta (a one-way one at f_beta of that). */
+static double eager_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
+                          const rabred_model_t *m)
+{
+    double most = 0;
+    for (int k = 0; k < rd->nxfer; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        int exchange = 0;
+        for (int i = 0; i < rd->nxfer; i++) {
+            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
+            exchange |= y->dir != x->dir && y->peer == x->peer;
+        }
+        double cost = (double)x->len * (exchange ? 1.0 : m->f_beta);
+        if ((double)x->len <= m->eager_bytes && cost > most) {
+            most = cost;
+        }
+    }
+    return most * (m->beta_eager - m->beta);
+}
+
+/* Regions of one of the rank's buffers that a peer has read in this call
+ * (sent above the eager limit: single-copy transports read the sender's
+ * memory) and that the rank has not written since, as disjoint intervals;
+ * past READ_MAX they merge into their hull (over-counting a little). */
+#define READ_MAX 16
+typedef struct {
+    int64_t off[READ_MAX], end[READ_MAX];
+    int n;
+} read_regions_t;
+
+static void read_add(read_regions_t *r, int64_t off, int64_t end)
+{
+    int k = 0;
+    for (int i = 0; i < r->n; i++) { /* absorb what touches [off, end) */
+        if (r->end[i] < off || r->off[i] > end) {
+            r->off[k] = r->off[i];
+            r->end[k++] = r->end[i];
+        } else {
+            off = r->off[i] < off ? r->off[i] : off;
+            end = r->end[i] > end ? r->end[i] : end;
+        }
+    }
+    if (k == READ_MAX) { /* full: one hull */
+        for (int i = 0; i < k; i++) {
+            off = r->off[i] < off ? r->off[i] : off;
+            end = r->end[i] > end ? r->end[i] : end;
+        }
+        k = 0;
+    }
+    r->off[k] = off;
+    r->end[k++] = end;
+    r->n = k;
+}
+
+/* Bytes of [off, end) a peer has read; they are the rank's again. */
+static int64_t read_take(read_regions_t *r, int64_t off, int64_t end)
+{
+    int64_t taken = 0;
+    read_regions_t keep = {.n = 0};
+    for (int i = 0; i < r->n; i++) {
+        int64_t lo = r->off[i] > off ? r->off[i] : off, hi = r->end[i] < end ? r->end[i] : end;
+        if (hi <= lo) {
+            read_add(&keep, r->off[i], r->end[i]);
+            continue;
+        }
+        taken += hi - lo;
+        if (r->off[i] < lo) {
+            read_add(&keep, r->off[i], lo);
+        }
+        if (hi < r->end[i]) {
+            read_add(&keep, hi, r->end[i]);
+        }
+    }
+    *r = keep;
+    return taken;
+}
+
+/* The invalidation term of one rank: every byte it writes (receives into,
+ * reduces or copies into) that a peer read earlier in the call, at
+ * beta_inv.  A round's receives come before its sends count; its local
+ * steps run after its messages completed. */
+static double invalidate_extra(const rabred_plan_t *plan, const rabred_model_t *m)
+{
+    read_regions_t read[RABRED_NBUFS];
+    int64_t written = 0;
+    memset(read, 0, sizeof(read));
+    for (int r = 0; r < plan->nrounds; r++) {
+        const rabred_round_t *rd = &plan->rounds[r];
+        for (int k = 0; k < rd->nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            if (RABRED_XFER_RECV == x->dir && x->buf < RABRED_NBUFS) {
+                written += read_take(&read[x->buf], x->off, x->off + x->len);
+            }
+        }
+        for (int k = 0; k < rd->nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            if (RABRED_XFER_SEND == x->dir && x->buf < RABRED_NBUFS &&
+                (double)x->len > m->eager_bytes) {
+                read_add(&read[x->buf], x->off, x->off + x->len);
+            }
+        }
+        for (int k = 0; k < rd->nlocal; k++) {
+            const rabred_local_t *l = &plan->locals[rd->first_local + k];
+            if (l->dst < RABRED_NBUFS) {
+                written += read_take(&read[l->dst], l->off, l->off + l->len);
+            }
+        }
+    }
+    return (double)written * m->beta_inv;
+}
+
+/* One rank's structural terms. */
+static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *m)
+{
+    int peers[64], npeers = 0, overflow = 0, moved = 0;
+    double t = 0;
+    for (int r = 0; r < plan->nrounds; r++) {
+        const rabred_round_t *rd = &plan->rounds[r];
+        int big = 0, dirs = 0;
+        for (int k = 0; k < rd->nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            big |= m->eager_bytes > 0 && (double)x->len > m->eager_bytes;
+            dirs |= 1 << x->dir;
+            int seen = 0;
+            for (int i = 0; i < npeers && !seen; i++) {
+                seen = peers[i] == x->peer;
+            }
+            if (!seen && npeers < 64) {
+                peers[npeers++] = x->peer;
+            } else if (!seen) {
+                overflow++; /* more than 64 peers: counted, not remembered */
+            }
+        }
+        /* a round that sends and receives pays two crossing handshakes */
+        t += rd->nxfer > 0 ? m->sync + big * (3 == dirs ? m->rndv : m->rndv_oneway) : 0.0;
+        if (m->duplex > 1 || m->repeat > 1) {
+            t += round_pair_extra(plan, rd, moved, m);
+        }
+        if (m->beta_eager > m->beta && m->eager_bytes > 0) {
+            t += eager_extra(plan, rd, m);
+        }
+        moved |= rd->nxfer > 0;
+    }
+    t += m->beta_inv > 0 ? invalidate_extra(plan, m) : 0.0;
+    for (int k = 0; k < plan->nlocals && m->copy > 0; k++) {
+        t += RABRED_LOCAL_COPY == plan->locals[k].kind ? (double)plan->locals[k].len * m->copy
+                                                        : 0.0;
+    }
+    return t + (npeers + overflow) * m->peer;
+}
+
+/* Per round: the bytes all sampled ranks send, and the most one sends. */
+typedef struct {
+    double *total, *most;
+    int nrounds;
+} round_load_t;
+
+static int add_round_load(round_load_t *load, const rabred_plan_t *plan)
+{
+    if (plan->nrounds > load->nrounds) {
+        double *t = realloc(load->total, (size_t)plan->nrounds * sizeof(double));
+        if (NULL == t) {
+            return RABRED_ERR_NOMEM;
+        }
+        load->total = t;
+        double *m = realloc(load->most, (size_t)plan->nrounds * sizeof(double));
+        if (NULL == m) {
+            return RABRED_ERR_NOMEM;
+        }
+        load->most = m;
+        for (int r = load->nrounds; r < plan->nrounds; r++) {
+            load->total[r] = load->most[r] = 0;
+        }
+        load->nrounds = plan->nrounds;
+    }
+    for (int r = 0; r < plan->nrounds; r++) {
+        const rabred_round_t *rd = &plan->rounds[r];
+        double sent = 0;
+        for (int k = 0; k < rd->nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+            sent += RABRED_XFER_SEND == x->dir ? (double)x->len : 0.0;
+        }
+        load->total[r] += sent;
+        load->most[r] = sent > load->most[r] ? sent : load->most[r];
+    }
+    return RABRED_OK;
+}
+
+/* What the aggregate limit adds: per round, the time all ranks' bytes take
+ * at the aggregate bandwidth beyond what the busiest rank's take on its
+ * own link (one-way speed). */
+static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                           const rabred_model_t *m, rabred_plan_t *plan, double *extra)
+{
+    int p = call->p, stride = (p + RABRED_AGGREGATE_RANKS - 1) / RABRED_AGGREGATE_RANKS;
+    int sampled = 0, rc = RABRED_OK;
+    round_load_t load = {NULL, NULL, 0};
+    for (int rank = 0; rank < p && RABRED_OK == rc; rank += stride) {
+        rabred_plan_args_t args = {p, rank, call->root, call->bytes, call->commutative,
+                                   call->seg_bytes, NULL, 0};
+        rc = rabred_plan_build(alg->build, &args, plan);
+        if (RABRED_OK == rc) {
+            rc = add_round_load(&load, plan);
+            sampled++;
+        }
+    }
+    *extra = 0;
+    for (int r = 0; r < load.nrounds && RABRED_OK == rc; r++) {
+        double all = load.total[r] * ((double)p / sampled) * m->aggregate;
+        double own = load.most[r] * m->f_beta * m->beta;
+        *extra += all > own ? all - own : 0.0;
+    }
+    free(load.total);
+    free(load.most);
+    return rc;
+}
+
+static int no_terms(const rabred_model_t *model)
+{
+    return 0 == model->sync && 0 == model->peer && 0 == model->rndv && 0 == model->rndv_oneway &&
+           0 == model->aggregate && !(model->beta_eager > model->beta) && 0 == model->beta_inv &&
+           !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy;
+}
+
+int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                                const rabred_arrival_t *arrival, int rank,
+                                const rabred_model_t *model, double *extra)
+{
+    *extra = 0;
+    if (no_terms(model)) {
+        return RABRED_OK;
+    }
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    rabred_plan_args_t args = {call->p, rank, call->root, call->bytes, call->commutative,
+                               call->seg_bytes, arrival, 0};
+    int rc = rabred_plan_build(alg->build, &args, &plan);
+    if (RABRED_OK == rc) {
+        *extra = rank_extras(&plan, model);
+    }
+    rabred_plan_free(&plan);
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
+int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                        const rabred_model_t *model, double *extra)
+{
+    *extra = 0;
+    if (no_terms(model)) {
+        return RABRED_OK;
+    }
+    int p = call->p, ranks[4] = {0, 1, p - 1, call->root};
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    int rc = RABRED_OK;
+    for (int i = 0; i < 4 && RABRED_OK == rc; i++) {
+        if (ranks[i] < 0 || ranks[i] >= p || (i > 0 && ranks[i] == ranks[i - 1])) {
+            continue;
+        }
+        rabred_plan_args_t args = {p, ranks[i], call->root, call->bytes, call->commutative,
+                                   call->seg_bytes, NULL, 0};
+        rc = rabred_plan_build(alg->build, &args, &plan);
+        if (RABRED_OK == rc) {
+            double t = rank_extras(&plan, model);
+            *extra = t > *extra ? t : *extra;
+        }
+    }
+    if (RABRED_OK == rc && model->aggregate > 0) {
+        double agg = 0;
+        rc = aggregate_extra(alg, call, model, &plan, &agg);
+        *extra += agg;
+    }
+    rabred_plan_free(&plan);
+    /* a builder's argument error is alike on every rank: no extras then */
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
