@@ -181,6 +181,27 @@ if grep -q "invalid coll_rabred_allreduce_algorithm; using the default, auto" "$
 else
     fail bad-mca-warnings "$bad_log"
 fi
+# A coll list without libnbc: Open MPI's MPI_Init fails ("Unknown error"),
+# and rank 0 has said which component is missing and a list that works.
+list_log=$logs/coll-list-without-libnbc.log
+RABRED_COLL=rabred,basic timeout -k 30 120 bash scripts/mpirun-rabred.sh -np 2 "$correctness" \
+    --quick </dev/null >"$list_log" 2>&1
+if [ "$(grep -c 'coll:rabred: the coll list "rabred,basic" has no libnbc' "$list_log")" = 1 ]; then
+    pass coll-list-said
+else
+    fail coll-list-said "$list_log"
+fi
+# A FIFO as the rules file: refused at once (reading it would wait for a
+# writer, and MPI_Init with it), the built-in decision serves.
+fifo=$logs/rules.fifo
+rm -f "$fifo" && mkfifo "$fifo"
+run_mpi rules-fifo-np2 2 "$correctness" --quick --mca coll_rabred_rules_file "$fifo"
+if grep -q "rules.fifo: not a regular file" "$logs/rules-fifo-np2.log"; then
+    pass rules-fifo-refused
+else
+    fail rules-fifo-refused "$logs/rules-fifo-np2.log"
+fi
+rm -f "$fifo"
 if [ "${RABRED_SKIP_LARGE:-0}" != 1 ]; then
     run_mpi large-np2 2 "$correctness" --quick --large
 fi
@@ -192,11 +213,11 @@ fi # full
 # rejected, and results stay right under the built-in decision.
 bench=bench/rabred_bench
 rules_ok=$logs/rules-named.txt
-printf '# rabred test rules\nallreduce comm_size>=2 msg_size<=1M alg=binary_blocks\nreduce commutative=yes alg=ring\n' >"$rules_ok"
+printf '# rabred test rules\nallreduce comm_size>=2 msg_size<=1M alg=binary_blocks\nreduce commutative=yes alg=pairwise_gather\n' >"$rules_ok"
 run_mpi rules-named-np3 3 "$bench" -r 1 -t 1 -m 1024 \
     --mca coll_rabred_rules_file "$rules_ok" --mca coll_rabred_verbose 2
 if grep -q "alg=binary_blocks why=rule ($rules_ok:2)" "$logs/rules-named-np3.log" &&
-   grep -q "alg=ring why=rule ($rules_ok:3)" "$logs/rules-named-np3.log"; then
+   grep -q "alg=pairwise_gather why=rule ($rules_ok:3)" "$logs/rules-named-np3.log"; then
     pass rules-named-followed
 else
     fail rules-named-followed "$logs/rules-named-np3.log"

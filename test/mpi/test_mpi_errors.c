@@ -4,7 +4,7 @@
  * Default mode: when it cannot get the temporary memory a call needs.  A
  * datatype whose extent is 2^40 bytes makes count = 2^20 elements span
  * 2^60 bytes: the temporary buffer cannot be allocated, so MPI_Allreduce
- * must return an error (the buffers are never touched: rabred allocates
+ * must return MPI_ERR_NO_MEM (the buffers are never touched: rabred allocates
  * before it copies or sends).  Every rank fails the same way, so nobody
  * waits for a peer.  Run with p >= 2 and an algorithm for which every rank
  * needs a temporary (rabenseifner, ring): with others some ranks need none
@@ -91,8 +91,9 @@ int main(int argc, char **argv)
     int rc = MPI_Allreduce(&in, &out, 1 << 20, huge, user_sum, MPI_COMM_WORLD);
     int eclass = MPI_SUCCESS;
     MPI_Error_class(rc, &eclass);
-    if (MPI_SUCCESS == rc || -1 != out) {
-        fprintf(stderr, "rank %d: expected an error, got rc=%d out=%d\n", rank, rc, out);
+    if (MPI_ERR_NO_MEM != eclass || -1 != out) {
+        fprintf(stderr, "rank %d: expected MPI_ERR_NO_MEM (%d), got class %d (rc=%d), out=%d\n",
+                rank, MPI_ERR_NO_MEM, eclass, rc, out);
         failures++;
     }
     /* the communicator must still work after the failed call */

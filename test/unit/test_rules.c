@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "select/rabred_rules.h"
@@ -394,8 +395,8 @@ static int oracle_compare(const oracle_t *o, const rabred_rules_t *all)
         const o_coll_t *c = &o->coll[0 == k ? 2 : 11];
         for (long i = 0; i < c->ncomm && np < 60; i++) {
             for (long d = -1; d <= 1; d++) {
-                long v = c->comm[i].size + d;
-                ps[np++] = v < 0 ? 0 : v > INT_MAX ? INT_MAX : v;
+                long v = c->comm[i].size + d; /* communicators have a rank at least */
+                ps[np++] = v < 1 ? 1 : v > INT_MAX ? INT_MAX : v;
             }
             for (long j = 0; j < c->comm[i].nmsg && nb < 60; j++) {
                 for (long d = -1; d <= 1; d++) {
@@ -508,7 +509,7 @@ static void test_realistic_classic(void)
     CHECK(0 == m.n[RABRED_RULES_WARNING] && 2 == m.n[RABRED_RULES_NOTE], "%s", m.text);
     CHECK(0 == m.unprefixed, "messages without the file name");
     /* comm sizes: [0..15] [16..255] [256..] */
-    for (int p = 0; p <= 15; p++) {
+    for (int p = 1; p <= 15; p++) {
         CHECK(rd == alg_at(&r, RABRED_COLL_ALLREDUCE, p, 4095, 1), "p=%d 4095", p);
         CHECK(ring == alg_at(&r, RABRED_COLL_ALLREDUCE, p, 4096, 0), "p=%d 4096", p);
     }
@@ -1048,8 +1049,25 @@ static void test_load(void)
           "%s", m.text);
     msgs_init(&m, "/");
     CHECK(RABRED_ERR_ARG == rabred_rules_load("/", &r, collect, &m) &&
-              1 == m.n[RABRED_RULES_ERROR],
+              1 == m.n[RABRED_RULES_ERROR] && NULL != strstr(m.text, "not a regular file"),
           "directory: %s", m.text);
+    /* a FIFO nobody writes to: refused at once (reading it would wait for
+     * a writer forever: an MPI_Init that never returns) */
+    char fifo[] = "/tmp/rabred-rules-fifo-XXXXXX";
+    int tmp = mkstemp(fifo);
+    if (tmp >= 0) {
+        close(tmp);
+        unlink(fifo);
+    }
+    if (tmp >= 0 && 0 == mkfifo(fifo, 0600)) {
+        msgs_init(&m, fifo);
+        CHECK(RABRED_ERR_ARG == rabred_rules_load(fifo, &r, collect, &m) && NULL == r.rules &&
+                  NULL != strstr(m.text, "not a regular file"),
+              "FIFO: %s", m.text);
+        unlink(fifo);
+    } else {
+        CHECK(0, "cannot make a FIFO to test with: %s", strerror(errno));
+    }
 
     big = malloc(RABRED_RULES_MAX_BYTES + 10);
     memset(big, '\n', RABRED_RULES_MAX_BYTES + 10);
@@ -1207,6 +1225,24 @@ static void test_write_classic_roundtrip(void)
     rabred_rules_free(&r);
     rabred_rules_free(&back);
     rabred_rules_free(&again);
+
+    /* communicator sizes from 0 (tuned accepts them): size 0 matches no
+     * communicator, and what is accepted survives the named round trip
+     * (it once wrote comm_size=0, which the named parser refuses) */
+    static const char from_zero[] = "1\n2\n2\n"
+                                    "0\n1\n0 3 0 0\n"   /* comm size 0: recursive doubling */
+                                    "1\n1\n0 4 0 0\n";  /* from 1: ring */
+    text = NULL;
+    msgs_init(&m, "from zero");
+    CHECK(RABRED_OK == parse_str(from_zero, &m, &r) && 1 == r.n && 1 == r.rules[0].comm_min,
+          "comm sizes from 0: %d rules, first from %d (%s)", r.n, r.n ? r.rules[0].comm_min : -1,
+          m.text);
+    CHECK(RABRED_OK == write_and_parse(rabred_rules_write_named, &r, &back, &text) &&
+              rules_equal(&r, &back),
+          "comm sizes from 0 through the named writer:\n%s", text ? text : "");
+    free(text);
+    rabred_rules_free(&r);
+    rabred_rules_free(&back);
 }
 
 /* A grid with holes and an algorithm tuned lacks: holes and binary_blocks
@@ -1233,7 +1269,7 @@ static void test_write_classic_gaps(void)
     CHECK(rule_at(&back, RABRED_COLL_ALLREDUCE, 5, 550, 1, &hit) && sr == hit.alg_id &&
               4096 == hit.segsize,
           "segmented ring cell");
-    for (int p = 0; p <= 12; p++) {
+    for (int p = 1; p <= 12; p++) {
         int64_t probes[] = {0, 99, 200, 499, 600, INT64_MAX};
         for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
             CHECK(RABRED_ALG_AUTO == alg_at(&back, RABRED_COLL_ALLREDUCE, p, probes[k], 1),

@@ -180,23 +180,34 @@ int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_
 int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm);
 
-/* The executor (coll_rabred_exec.c): runs one rank's ready plan.  bufs[]
- * holds the INPUT, ACC, TMP and TMP2 base addresses (element 0 of each,
- * lower bound included); `tag` is the collective's coll tag. */
-int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_NBUFS],
+/* The buffers a plan names (INPUT, ACC, TMP, TMP2): element i of buffer
+ * b is at base[b] + (i * extent + shift[b]), summed as integers
+ * (coll_rabred_exec.c).  A user's buffer is its element 0 (shift 0); a
+ * temporary's base is where its allocation starts and its shift minus the
+ * type's true lower bound, so no pointer below the allocation is formed,
+ * whatever the lower bound. */
+typedef struct {
+    char *base[RABRED_NBUFS];
+    ptrdiff_t shift[RABRED_NBUFS];
+} mca_coll_rabred_bufs_t;
+
+/* The executor (coll_rabred_exec.c): runs one rank's ready plan over
+ * `bufs`; `tag` is the collective's coll tag. */
+int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm);
 
-/* A temporary of count elements of dtype: keep the allocation we own (raw,
- * NULL when it lives in a module's scratch) and the address of element 0
- * (buf, shifted by the true lower bound) together, so the right pointer is
- * freed.  Temporaries up to coll_rabred_cache_bytes come from `scratch` and
+/* A temporary of count elements of dtype: the allocation we own (raw,
+ * NULL when it lives in a module's scratch), where its bytes start (base)
+ * and the shift of element 0 from there (minus the true lower bound; see
+ * mca_coll_rabred_bufs_t).  Temporaries up to coll_rabred_cache_bytes come from `scratch` and
  * stay allocated between calls: a fresh multi-megabyte malloc is an mmap
  * whose page faults and zeroing cost more than the reduction over shared
  * memory (measured: 4 MiB MPI_Reduce at p = 2, 7.7 ms against 1.2 ms). */
 typedef struct {
     char *raw;
-    char *buf;
+    char *base;
+    ptrdiff_t shift;
 } mca_coll_rabred_tmpbuf_t;
 
 int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_datatype_t *dtype,

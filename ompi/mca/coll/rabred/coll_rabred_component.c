@@ -553,8 +553,47 @@ int mca_coll_rabred_rules_for(int comm_size, rabred_rules_t out[RABRED_NCOLLS], 
     return RABRED_OK == rc && NULL != *name ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+/* Is `name` one of the comma-separated items of `list`? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *s = list; NULL != s; s = strchr(s, ',')) {
+        s += ',' == *s;
+        if (0 == strncmp(s, name, n) && (',' == s[n] || '\0' == s[n])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A coll list without basic or libnbc makes MPI_Init fail with "Unknown
+ * error" (nobody serves the other blocking or the nonblocking
+ * collectives): say which one is missing and a list that works, once, on
+ * rank 0, whatever the verbosity. */
+static void check_coll_list(void)
+{
+    const char **value = NULL;
+    int index = mca_base_var_find("ompi", "coll", NULL, NULL);
+    if (index < 0 || OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) ||
+        NULL == value || NULL == *value || '\0' == **value || '^' == **value ||
+        0 != rabred_ompi_my_vpid()) {
+        return; /* the default (every component) or an exclusion list */
+    }
+    const char *need[] = {"basic", "libnbc"};
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        if (!listed(*value, need[i])) {
+            opal_output(0, "coll:rabred: the coll list \"%s\" has no %s: Open MPI then has no "
+                        "component for the %s collectives rabred does not serve and MPI_Init "
+                        "fails (\"Unknown error\"); a list that works: --mca coll "
+                        "rabred,basic,libnbc (or rabred,tuned,basic,libnbc)",
+                        *value, need[i], 0 == i ? "blocking" : "nonblocking");
+        }
+    }
+}
+
 static int rabred_open(void)
 {
+    check_coll_list();
     mca_coll_rabred_component.output = opal_output_open(NULL);
     opal_output_set_verbosity(mca_coll_rabred_component.output, mca_coll_rabred_component.verbose);
     load_rules(&mca_coll_rabred_component);

@@ -20,6 +20,7 @@
  */
 #include "coll_rabred.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,8 @@ int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_dataty
     ptrdiff_t gap = 0;
     ptrdiff_t span = opal_datatype_span(&dtype->super, count, &gap);
     size_t need = span > 0 ? (size_t)span : 1;
-    t->raw = t->buf = NULL;
+    t->raw = t->base = NULL;
+    t->shift = -gap; /* element 0 lies `gap` bytes before the first byte used */
     if (need <= (size_t)mca_coll_rabred_component.cache_bytes) {
         if (scratch->cap < need) {
             mca_coll_rabred_scratch_release(scratch);
@@ -45,13 +47,13 @@ int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_dataty
             }
             scratch->cap = need;
         }
-        t->buf = scratch->raw - gap;
+        t->base = scratch->raw;
         return OMPI_SUCCESS;
     }
     if (NULL == (t->raw = malloc(need))) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    t->buf = t->raw - gap;
+    t->base = t->raw;
     return OMPI_SUCCESS;
 }
 
@@ -60,7 +62,7 @@ void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t)
     if (NULL != t->raw) { /* most temporaries live in the scratch */
         free(t->raw);
     }
-    t->raw = t->buf = NULL;
+    t->raw = t->base = NULL;
 }
 
 void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
@@ -74,7 +76,7 @@ void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
 typedef struct {
     const rabred_plan_t *plan;
     const rabred_schedule_t *sched;
-    char **bufs;
+    const mca_coll_rabred_bufs_t *bufs;
     ptrdiff_t extent;
     size_t plain; /* a predefined type's size in bytes (copies are memcpy); 0: other types */
     struct ompi_datatype_t *dtype;
@@ -83,9 +85,16 @@ typedef struct {
     struct ompi_communicator_t *comm;
 } exec_t;
 
+/* Element `off` of a buffer, as the datatype engine takes it (it adds the
+ * type's lower bound back).  For a type with a positive lower bound that
+ * address lies before the temporary's allocation, and with MPI_BOTTOM it
+ * is computed from a null pointer: C leaves pointer arithmetic outside an
+ * object undefined, so the sum is an integer's. */
 static char *address(const exec_t *x, int buf, int64_t off)
 {
-    return x->bufs[buf] + (ptrdiff_t)off * x->extent;
+    uintptr_t at = (uintptr_t)x->bufs->base[buf] +
+                   (uintptr_t)((ptrdiff_t)off * x->extent + x->bufs->shift[buf]);
+    return (char *)at;
 }
 
 static void release(ompi_request_t **reqs, int n)
@@ -222,7 +231,7 @@ static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
     return (ptrdiff_t)size == extent ? size : 0;
 }
 
-int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, char *bufs[RABRED_NBUFS],
+int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
 {
@@ -254,7 +263,7 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
             return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
         }
     }
-    char *bufs[RABRED_NBUFS] = {(char *)vec, (char *)vec, (char *)tmp, NULL};
-    return mca_coll_rabred_execute(&m->internal, bufs, dtype, &ompi_mpi_op_max.op,
+    mca_coll_rabred_bufs_t bufs = {{(char *)vec, (char *)vec, (char *)tmp, NULL}, {0, 0, 0, 0}};
+    return mca_coll_rabred_execute(&m->internal, &bufs, dtype, &ompi_mpi_op_max.op,
                                    MCA_COLL_BASE_TAG_ALLREDUCE, comm);
 }

@@ -339,11 +339,11 @@ static void count_and_say(const call_t *c, const rabred_choice_t *choice)
 static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_scratch_t scratch[3])
 {
     for (int i = 0; i < 3; i++) {
-        if (NULL != t[i].buf && NULL == t[i].raw) { /* from the scratch */
+        if (NULL != t[i].base && NULL == t[i].raw) { /* from the scratch */
             scratch[i].raw = NULL;
             scratch[i].cap = 0;
         }
-        t[i].raw = t[i].buf = NULL;
+        t[i].raw = t[i].base = NULL;
     }
 }
 
@@ -353,19 +353,20 @@ static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_s
 static int run_plan(mca_coll_rabred_module_t *m, const rabred_ready_plan_t *r, const call_t *c,
                     char *input, char *acc, int acc_given, int tag)
 {
-    mca_coll_rabred_tmpbuf_t t[3] = {{NULL, NULL}, {NULL, NULL}, {NULL, NULL}};
+    mca_coll_rabred_tmpbuf_t t[3] = {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}};
     const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
-    char *bufs[RABRED_NBUFS] = {input, acc, NULL, NULL};
+    mca_coll_rabred_bufs_t bufs = {{input, acc, NULL, NULL}, {0, 0, 0, 0}};
     int rc = OMPI_SUCCESS;
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
         int given = RABRED_BUF_ACC == which[i] && acc_given;
         if (!given && r->plan.uses[which[i]]) {
             rc = mca_coll_rabred_tmpbuf_alloc(&t[i], c->dtype, (size_t)c->count, &m->scratch[i]);
-            bufs[which[i]] = t[i].buf;
+            bufs.base[which[i]] = t[i].base;
+            bufs.shift[which[i]] = t[i].shift;
         }
     }
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_rabred_execute(r, bufs, c->dtype, c->op, tag, c->comm);
+        rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
         if (OMPI_SUCCESS != rc) {
             abandon_temporaries(t, m->scratch);
         }
@@ -489,13 +490,22 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
     return 0 == c->count ? OMPI_SUCCESS : run(m, c, &e->run);
 }
 
+/* What the application sees: out of memory as MPI_ERR_NO_MEM (an MPI
+ * error class passes through Open MPI's error handling unchanged, where
+ * OMPI_ERR_OUT_OF_RESOURCE would reach it as MPI_ERR_INTERN). */
+static int user_error(int rc)
+{
+    return OMPI_ERR_OUT_OF_RESOURCE == rc || OMPI_ERR_TEMP_OUT_OF_RESOURCE == rc ? MPI_ERR_NO_MEM
+                                                                                 : rc;
+}
+
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     call_t c = {RABRED_COLL_ALLREDUCE, sbuf, rbuf, count, dtype, op, -1, comm,
                 ompi_comm_size(comm), ompi_comm_rank(comm), MPI_IN_PLACE == sbuf};
-    return serve((mca_coll_rabred_module_t *)module, &c);
+    return user_error(serve((mca_coll_rabred_module_t *)module, &c));
 }
 
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -506,5 +516,5 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     /* MPI_IN_PLACE is only meaningful at the root */
     call_t c = {RABRED_COLL_REDUCE, sbuf, rbuf, count, dtype, op, root, comm,
                 ompi_comm_size(comm), rank, rank == root && MPI_IN_PLACE == sbuf};
-    return serve((mca_coll_rabred_module_t *)module, &c);
+    return user_error(serve((mca_coll_rabred_module_t *)module, &c));
 }

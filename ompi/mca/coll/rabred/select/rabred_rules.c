@@ -50,11 +50,14 @@
 #include "select/rabred_rules.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* How many collectives coll/tuned has ids for (COLLTYPE in
  * coll_base_functions.h; allreduce's and reduce's are in rabred_rules.h). */
@@ -698,6 +701,7 @@ static void emit_block(parser_t *ps, const block_t *b)
         run_max = max64(run_max, ce->size);
         tuned_range(i, run_max, i + 1 < b->ncomm ? &ce[1].size : NULL, INT_MAX, &lo, &hi);
         check_order(ps, "communicator size", ce->size, prev_max, i, lo, hi, ce->line);
+        lo = lo < 1 ? 1 : lo; /* a communicator has a rank at least: size 0 never matches */
         if (lo <= hi) {
             emit_comm_entry(ps, b, ce, (int)lo, (int)hi);
         }
@@ -1204,13 +1208,29 @@ int rabred_rules_load(const char *path, rabred_rules_t *out, rabred_rules_report
     if (NULL == path || NULL == out) {
         return RABRED_ERR_ARG;
     }
-    if (NULL == (f = fopen(path, "rb"))) {
+    /* Without blocking: opening a FIFO for reading waits for a writer (an
+     * MPI_Init that never returns); only a regular file is read. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) {
         err = errno;
         report(&rep, RABRED_RULES_ERROR, 0, "cannot open: %s", strerror(err));
         return RABRED_ERR_ARG;
     }
-    /* Read one byte more than allowed: a regular file, a pipe or a device
-     * that is too large is refused the same way, without trusting its size. */
+    if (0 != fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        report(&rep, RABRED_RULES_ERROR, 0,
+               "not a regular file (a directory, FIFO, socket or device): refused");
+        return RABRED_ERR_ARG;
+    }
+    if (NULL == (f = fdopen(fd, "rb"))) {
+        err = errno;
+        close(fd);
+        report(&rep, RABRED_RULES_ERROR, 0, "cannot open: %s", strerror(err));
+        return RABRED_ERR_ARG;
+    }
+    /* Read one byte more than allowed: a file that grows while it is read
+     * is refused the same way, without trusting its size. */
     if (NULL == (buf = malloc((size_t)RABRED_RULES_MAX_BYTES + 1))) {
         fclose(f);
         report(&rep, RABRED_RULES_ERROR, 0, "out of memory");
