@@ -13,7 +13,7 @@
  *
  * for MPI_DOUBLE / MPI_SUM, 8 B to 16 MiB by default.
  *
- * Arrival patterns (seed 004, Fig. 9).  --mode balanced: every iteration is
+ * Arrival patterns (Proficz 2018, Fig. 9).  --mode balanced: every iteration is
  * a barrier followed by one timed call (osu_allreduce does the same).
  * --mode one-late: after the barrier one rank (--late-rank, default 0)
  * sleeps --max-delay ms before its call.  --mode rand-late: after the
@@ -23,8 +23,8 @@
  * run with the same seed sees the same arrival patterns, and every variant
  * sees exactly the same patterns.  Each rank's clock starts after its own
  * delay ("arrival") and stops when its call returns ("exit"): the time is
- * seed 004's elapsed time e_i = f_i - a_i, so the delay itself is never
- * counted, and the table's "avg" is seed 004's average elapsed time
+ * Proficz's (2018) elapsed time e_i = f_i - a_i, so the delay itself is never
+ * counted, and the table's "avg" is Proficz's (2018) average elapsed time
  * (averaged over ranks and iterations).  Ranks resynchronise with a barrier
  * before every iteration, so one iteration's lateness never leaks into the
  * next.
@@ -96,6 +96,7 @@ typedef enum { MODE_BALANCED, MODE_ONE_LATE, MODE_RAND_LATE, MODE_LATENCY } arri
 typedef enum { FAMILY_TUNED, FAMILY_RABRED } family_t;
 /* Why a variant has no measurement at a size (see skip_slow_variants). */
 typedef enum { RUN_OK, RUN_SKIPPED, RUN_PREDICTED } run_state_t;
+typedef enum { FORMAT_MARKDOWN, FORMAT_OSU, FORMAT_NCCL } format_t;
 
 typedef struct {
     char name[NAME_LEN];     /* "tuned:default", "rabred:auto", "rabred:ring" */
@@ -149,11 +150,13 @@ typedef struct {
     int first_call;          /* --first-call: new communicators' first calls only */
     int hit_cost;            /* --hit-cost: a prepared call's cost on MPI_COMM_SELF first */
     const char *profile;     /* --profile: rules file of the rabred:profile variant */
+    int format;              /* --format: also print OSU's or nccl-tests' tables */
 } options_t;
 
 typedef struct {             /* one measurement: over ranks, seconds per call */
     double avg, min, max;
     double wall_s;           /* loop wall time of the slowest rank */
+    int iters;               /* timed calls per round (0: not timed) */
 } sample_t;
 
 static int g_rank, g_size;
@@ -187,7 +190,7 @@ static void usage_exit(int status)
 "  -r ROUNDS           interleaved rounds, median reported (default 5)\n"
 "  -t MS               target duration of one measurement (default 20)\n"
 "  -i ITERS            fixed iterations per measurement (default: calibrate)\n"
-"  --mode balanced|one-late|rand-late|latency   arrival pattern (seed 004),\n"
+"  --mode balanced|one-late|rand-late|latency   arrival pattern (Proficz 2018),\n"
 "                      or latency: back-to-back calls, best of -r blocks\n"
 "                      (default sizes then 8 .. 64K)\n"
 "  --max-delay MS      delay of the late rank / bound of random delays\n"
@@ -208,7 +211,10 @@ static void usage_exit(int status)
 "                      of one double on MPI_COMM_SELF, rabred:auto and below\n"
 "  --profile FILE      add the variant rabred:profile: rabred:auto on a\n"
 "                      communicator created with coll_rabred_rules_file FILE\n"
-"                      (e.g. bench/profiles/emulated-100mbit.rules)\n");
+"                      (e.g. bench/profiles/emulated-100mbit.rules)\n"
+"  --format osu|nccl   after the markdown tables, one table per variant in\n"
+"                      OSU's (# Size Avg/Min/Max Latency(us) Iterations) or\n"
+"                      nccl-tests' columns (time, algbw, busbw)\n");
     }
     MPI_Finalize();
     exit(status);
@@ -331,6 +337,12 @@ static void parse_option(options_t *o, const char *opt, const char *val)
         o->hit_cost = (int) parse_size(val, 0, 1);
     } else if (0 == strcmp(opt, "--profile")) {
         o->profile = val;
+    } else if (0 == strcmp(opt, "--format")) {
+        o->format = 0 == strcmp(val, "osu") ? FORMAT_OSU : 0 == strcmp(val, "nccl") ? FORMAT_NCCL
+                  : 0 == strcmp(val, "markdown") ? FORMAT_MARKDOWN : -1;
+        if (o->format < 0) {
+            usage_exit(1);
+        }
     } else {
         usage_exit(1);
     }
@@ -559,7 +571,7 @@ static void load_rabred_variants(coll_t *c, const options_t *o)
 
 /* rabred:balanced (MPI_Allreduce only): rabred's choice with arrival
  * estimation off, i.e. what auto picks for balanced arrivals, as the
- * yardstick of the arrival-aware algorithms (seed 004 compares against the
+ * yardstick of the arrival-aware algorithms (Proficz 2018 compares against the
  * best balanced algorithm).  Added in the imbalanced modes, or when named
  * in --variants. */
 static void load_balanced_variant(coll_t *c, const options_t *o)
@@ -840,7 +852,7 @@ static sample_t measure(const coll_t *c, const variant_t *v, const options_t *o,
     mine[0] = sum / iters;
     mine[1] = MPI_Wtime() - w0;
     MPI_Allgather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, MPI_COMM_WORLD);
-    sample_t s = { 0, all[0], all[0], 0 };
+    sample_t s = { 0, all[0], all[0], 0, 0 };
     for (int r = 0; r < g_size; r++) {
         s.avg += all[2 * r] / g_size;
         s.min = all[2 * r] < s.min ? all[2 * r] : s.min;
@@ -1231,7 +1243,7 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
         for (int j = 0; j < c->nv; j++) {
             int k = order[j];
             variant_t *v = &c->v[k];
-            sample_t s = { v->est_s, v->est_s, v->est_s, 0 };
+            sample_t s = { v->est_s, v->est_s, v->est_s, 0, 0 };
             if (RUN_OK == v->state) {
                 /* only rabred:auto's choice is worth counting */
                 counters_t *cnt = &g_counters[c->kind];
@@ -1273,6 +1285,7 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
         med[k].avg = 1e6 * pick(avg[k], o->rounds);
         med[k].min = 1e6 * pick(mn[k], o->rounds);
         med[k].max = 1e6 * pick(mx[k], o->rounds);
+        med[k].iters = RUN_OK == c->v[k].state ? c->v[k].iters : 0;
     }
 }
 
@@ -1296,7 +1309,7 @@ static void print_mode(const options_t *o)
         printf("mode balanced: a barrier before every call; ");
     }
     printf("time = each rank's elapsed time from its arrival (after any delay) "
-           "to its exit (seed 004), averaged over its iterations; avg/min/max over "
+           "to its exit (Proficz 2018), averaged over its iterations; avg/min/max over "
            "ranks; median of %d rounds\n\n", o->rounds);
 }
 
@@ -1365,6 +1378,66 @@ static void print_summary(const coll_t *c, const size_t *sizes, int nsizes,
                sizes[s], m[0].avg, m[0].min, m[0].max, m[1].avg, m[1].min, m[1].max,
                c->v[bt].name, m[bt].avg, c->v[br].name, m[br].avg,
                m[1].avg / m[0].avg, m[1].avg / m[bt].avg);
+    }
+    fflush(stdout);
+}
+
+/* --format osu: the columns of the OSU micro-benchmarks' full output
+ * (osu_allreduce -f), one table per timed variant, times in us as above
+ * (avg, min and max over ranks).  Cells a variant was not timed at are
+ * left out, as OSU has no mark for them. */
+static void print_osu(const coll_t *c, const size_t *sizes, int nsizes,
+                      sample_t (*med)[MAX_VARIANTS])
+{
+    for (int k = 0; k < c->nv; k++) {
+        printf("\n# rabred_bench MPI_%s, MPI_DOUBLE, MPI_SUM, p = %d: %s\n"
+               "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n",
+               COLL_ALLREDUCE == c->kind ? "Allreduce" : "Reduce", g_size, c->v[k].name);
+        for (int s = 0; s < nsizes; s++) {
+            const sample_t *m = &med[s][k];
+            if (m->iters > 0) {
+                printf("%-10zu%18.2f%18.2f%18.2f%12d\n", sizes[s], m->avg, m->min, m->max,
+                       m->iters);
+            }
+        }
+    }
+}
+
+/* --format nccl: nccl-tests' columns.  algbw = bytes / time; busbw is
+ * what each rank's link carries at the bandwidth bound, the figure
+ * nccl-tests compares across p: algbw * 2 (p - 1) / p for allreduce,
+ * algbw for reduce.  time is the average over ranks (nccl-tests reports
+ * the average too); out of place only; results are checked by the
+ * correctness tests, not here, so there is no #wrong column. */
+static void print_nccl(const coll_t *c, const size_t *sizes, int nsizes,
+                       sample_t (*med)[MAX_VARIANTS])
+{
+    int all = COLL_ALLREDUCE == c->kind;
+    double bus = all && g_size > 1 ? 2.0 * (g_size - 1) / g_size : 1.0;
+    for (int k = 0; k < c->nv; k++) {
+        printf("\n# rabred_bench %s, p = %d: %s\n"
+               "#       size         count      type   redop    root     time   algbw   busbw\n"
+               "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)\n",
+               all ? "all_reduce" : "reduce", g_size, c->v[k].name);
+        for (int s = 0; s < nsizes; s++) {
+            const sample_t *m = &med[s][k];
+            if (m->iters > 0) {
+                double algbw = (double)sizes[s] / (m->avg * 1e3); /* GB/s from us */
+                printf("%12zu  %12zu  %8s  %6s  %6d  %7.2f  %6.2f  %6.2f\n", sizes[s],
+                       sizes[s] / sizeof(double), "double", "sum", all ? -1 : 0, m->avg,
+                       algbw, algbw * bus);
+            }
+        }
+    }
+}
+
+static void print_field_format(const coll_t *c, const options_t *o, const size_t *sizes,
+                               int nsizes, sample_t (*med)[MAX_VARIANTS])
+{
+    if (FORMAT_OSU == o->format) {
+        print_osu(c, sizes, nsizes, med);
+    } else if (FORMAT_NCCL == o->format) {
+        print_nccl(c, sizes, nsizes, med);
     }
     fflush(stdout);
 }
@@ -1482,6 +1555,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     if (0 == g_rank) {
         print_summary(c, sizes, nsizes, med);
         print_served(c, sizes, nsizes);
+        print_field_format(c, o, sizes, nsizes, med);
     }
     free_variants(c);
 }

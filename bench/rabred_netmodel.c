@@ -1,9 +1,9 @@
 /*
- * rabred_netmodel: measures a link the way seed 000 sec. 2.1 models it
+ * rabred_netmodel: measures a link the way Rabenseifner 2004 sec. 2.1 models it
  * (alpha/beta/gamma and the one-way factors), per size, on the machine and
  * transport it runs on: the emulated cluster's link check and the tables of
  * bench/cluster/README.md.  rabred's own cost model has more terms and its
- * own tool: rabred-calibrate (README, "The cost model").
+ * own tool: rabred-calibrate (docs/decision.md, "The cost model").
  *
  * The model and what is measured:
  *   - an exchange (both partners send n bytes to each other at once, as in
@@ -17,7 +17,7 @@
  *   alpha      time of a small MPI_Sendrecv exchange with the SAME peer,
  *   beta       slope of the exchange time, small to large,
  *   f_alpha = alpha_uni / alpha,  f_beta = beta_uni / beta
- *              (seed 000: 0.5 for a simplex network, 1.0 for full duplex),
+ *              (Rabenseifner 2004: 0.5 for a simplex network, 1.0 for full duplex),
  *   gamma      seconds per byte of MPI_Reduce_local, MPI_DOUBLE, MPI_SUM,
  *              on -g bytes (default 1 MiB), rank 0 alone; the same on all
  *              ranks at once is printed too (what a collective sees when
@@ -412,7 +412,7 @@ static void report(const options_t *o, int nhosts, const long *sizes, int nsizes
            gamma_all, 1e-6 / gamma_all, g_size);
 
     if (f_alpha < 0.5 || f_alpha > 1.0 || f_beta < 0.5 || f_beta > 1.0) {
-        printf("\nnote: f_alpha or f_beta outside seed 000's range 0.5..1.0; the values "
+        printf("\nnote: f_alpha or f_beta outside Rabenseifner's (2004) range 0.5..1.0; the values "
                "below are the measured ones\n");
     }
     printf("\n# rabred's cost model: measure it with rabred-calibrate\n");

@@ -12,7 +12,7 @@
 # - On 5.0, PMIx is given back its own component directory
 #   (--pmixmca mca_base_component_path): mpirun hands Open MPI's path to
 #   PMIx as well, and Debian's 5.0.7 mpirun would otherwise replace an
-#   unset path with PMIx's (README, "Open MPI 5.0").
+#   unset path with PMIx's (README, "Open MPI 5.0: the component path").
 rabred_component_path="$RABRED_BUILDDIR/components"
 if compgen -G "$OMPI_PKGLIBDIR/mca_*.so" >/dev/null; then
     rabred_component_path="$rabred_component_path:$OMPI_PKGLIBDIR"

@@ -360,6 +360,45 @@ if ./tools/rabred-plan --alg rabenseifner -p 8 --count 1024 --cost >"$plan_log" 
 else
     fail rabred-plan "$plan_log"
 fi
+# The benchmark prints the field's formats: OSU's columns and nccl-tests'
+# (busbw = algbw * 2(p-1)/p for allreduce), a row per timed size.
+for format in osu nccl; do
+    run_mpi "bench-format-$format-np2" 2 "$bench" -r 1 -t 1 -s 8,1K -c allreduce \
+        --variants tuned:default,rabred:auto --format "$format"
+done
+osu_log=$logs/bench-format-osu-np2.log nccl_log=$logs/bench-format-nccl-np2.log
+if [ "$(grep -c '^# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations$' "$osu_log")" = 2 ] &&
+   [ "$(grep -cE '^(8|1024) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$' "$osu_log")" = 4 ] &&
+   [ "$(grep -c '^#       size         count      type   redop    root     time   algbw   busbw$' "$nccl_log")" = 2 ] &&
+   awk '$1 == 1024 && $3 == "double" { n++; if ($7 <= 0 || $8 != $7) bad = 1 } END { exit !(n == 2 && !bad) }' "$nccl_log"; then
+    pass bench-formats
+else
+    fail bench-formats "$osu_log"
+fi
+# Every installed tool says its version (configure's) and has a man page
+# that groff formats without a warning.
+version=$(sed -n 's/^PACKAGE_VERSION = //p' Makefile)
+tools_log=$logs/tools-version.log
+: >"$tools_log"
+./tools/rabred-plan --version >>"$tools_log" 2>&1
+for tool in rabred-tune rabred-calibrate; do
+    timeout -k 30 60 bash scripts/mpirun-rabred.sh -np 2 "./tools/$tool" --version \
+        </dev/null >>"$tools_log" 2>&1
+done
+if [ -n "$version" ] && [ "$(grep -cx "rabred-\(plan\|tune\|calibrate\) $version" "$tools_log")" = 3 ]; then
+    pass tools-version
+else
+    fail tools-version "$tools_log"
+fi
+man_log=$logs/man-pages.log
+if ! full; then
+    : # the pages do not depend on Open MPI's version: checked once, in the 4.1 run
+elif groff -man -Tutf8 -ww -z docs/man/rabred-plan.1 docs/man/rabred-tune.1 \
+       docs/man/rabred-calibrate.1 docs/man/rabred.7 >"$man_log" 2>&1 && [ ! -s "$man_log" ]; then
+    pass man-pages
+else
+    fail man-pages "$man_log"
+fi
 
 # configure stops, with its message, on an Open MPI it cannot build
 # against: another series (a stand-in ompi_info that reports 4.0.7) or no
@@ -439,6 +478,19 @@ ompi5_checks() {
         echo "----- end of $log -----"
     fi
 }
+# 8. The release tarball: `make distcheck` unpacks `make dist`'s tarball,
+#    builds it in a separate directory, runs its unit tests, installs it
+#    under a temporary prefix (tools, man pages, the component) and
+#    uninstalls it cleanly.
+if full; then
+    echo "== make distcheck"
+    if make distcheck >"$logs/distcheck.log" 2>&1; then
+        pass distcheck
+    else
+        fail distcheck "$logs/distcheck.log"
+    fi
+fi
+
 if full; then
     if [ "${RABRED_OMPI5:-1}" = 0 ]; then
         echo "== Open MPI 5.0: not run (RABRED_OMPI5=0)"

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "rabred_calibrate_fit.h"
@@ -482,8 +483,10 @@ static int write_conf(const char *path, const result_t *r, const char *files)
     fprintf(f, "coll_rabred_reduce_mbs = %.6g\n", r->reduce.median);
     fprintf(f, "coll_rabred_copy_mbs = %.6g\n", r->copy.median);
     fprintf(f, "coll_rabred_round_sync_us = %.4g\n", r->sync_us);
-    fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
-            r->aggregate_mbs);
+    if (g_size >= 4) { /* measured from 4 ranks: fewer leave the default */
+        fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
+                r->aggregate_mbs);
+    }
     if (g_size >= 3) {
         fprintf(f, "coll_rabred_%s_duplex = %.4g\n", r->link[r->peer_link].name, r->duplex);
     }
@@ -580,6 +583,48 @@ static int write_summary(const char *path, const result_t *r)
 
 /* ---- main ------------------------------------------------------------------ */
 
+/* A byte count with an optional K, M or G suffix (powers of 1024); -1 when
+ * it is not one or lies outside [64, 1 GiB]. */
+static long parse_bytes(const char *text)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    long unit = 'K' == *end || 'k' == *end ? 1L << 10 : 'M' == *end || 'm' == *end ? 1L << 20
+              : 'G' == *end || 'g' == *end ? 1L << 30 : 1;
+    end += 1 != unit;
+    if (0 != errno || end == text || '\0' != *end || v < 1 || v > (1L << 30) / unit) {
+        return -1;
+    }
+    return v * unit >= 64 ? v * unit : -1;
+}
+
+/* An option's value: "--opt VALUE" or "--opt=VALUE"; NULL if absent. */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (0 == strncmp(argv[*i], name, n) && '=' == argv[*i][n]) {
+        return argv[*i] + n + 1;
+    }
+    if (0 == strcmp(argv[*i], name) && *i + 1 < argc) {
+        return argv[++*i];
+    }
+    return NULL;
+}
+
+/* Rank 0 makes the output directory if it is missing (one level). */
+static int make_out_dir(const char *out)
+{
+    struct stat st;
+    int ok = 1;
+    if (0 == g_rank && 0 != stat(out, &st) && 0 != mkdir(out, 0777)) {
+        fprintf(stderr, "rabred-calibrate: cannot create %s: %s\n", out, strerror(errno));
+        ok = 0;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    return ok;
+}
+
 static void usage(int status)
 {
     if (0 == g_rank) {
@@ -588,8 +633,11 @@ static void usage(int status)
                 "Measures rabred's cost model here and writes DIR/rabred-calibration.conf\n"
                 "(MCA parameters) and DIR/rabred-calibration.md (summary); DIR defaults to .\n"
                 "Run it on a few nodes with one or more ranks each (--map-by node).\n"
-                "  --max-bytes N  largest message measured (default 4194304)\n"
-                "  --version      print the version\n");
+                "  --out DIR      where to write (created if missing; default .)\n"
+                "  --max-bytes N  largest message measured, 64..1G, K/M/G suffixes\n"
+                "                 (default 4M)\n"
+                "  --version      print the version\n"
+                "  -h, --help     this text\n");
     }
     MPI_Finalize();
     exit(status);
@@ -605,6 +653,7 @@ int main(int argc, char **argv)
     const char *out = ".";
     int max_bytes = 4 << 20;
     for (int i = 1; i < argc; i++) {
+        const char *v;
         if (0 == strcmp(argv[i], "--help") || 0 == strcmp(argv[i], "-h")) {
             usage(0);
         } else if (0 == strcmp(argv[i], "--version")) {
@@ -613,18 +662,31 @@ int main(int argc, char **argv)
             }
             MPI_Finalize();
             return 0;
-        } else if (0 == strcmp(argv[i], "--out") && i + 1 < argc) {
-            out = argv[++i];
-        } else if (0 == strcmp(argv[i], "--max-bytes") && i + 1 < argc) {
-            max_bytes = atoi(argv[++i]);
+        } else if (NULL != (v = option_value(argc, argv, &i, "--out"))) {
+            out = v;
+        } else if (NULL != (v = option_value(argc, argv, &i, "--max-bytes"))) {
+            long parsed = parse_bytes(v);
+            max_bytes = (int)parsed;
+            if (parsed < 0) {
+                if (0 == g_rank) {
+                    fprintf(stderr, "rabred-calibrate: --max-bytes %s: not a size in "
+                                    "64..1G (K, M, G suffixes)\n", v);
+                }
+                MPI_Finalize();
+                return 2;
+            }
         } else {
             usage(2);
         }
     }
-    if (g_size < 2 || max_bytes < 64) {
+    if (g_size < 2) {
         if (0 == g_rank) {
-            fprintf(stderr, "rabred-calibrate: needs 2 ranks or more and --max-bytes >= 64\n");
+            fprintf(stderr, "rabred-calibrate: needs 2 ranks or more (mpirun -np 2 or more)\n");
         }
+        MPI_Finalize();
+        return 2;
+    }
+    if (!make_out_dir(out)) {
         MPI_Finalize();
         return 2;
     }

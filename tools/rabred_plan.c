@@ -11,9 +11,9 @@
  * (alpha, beta and gamma coefficients, the last two in units of n = count
  * elements) so the numbers read like the papers' formulas; model values give
  * one completion time instead.  --svg draws the data flow in the style of
- * seed 000's Fig. 1 (rabred_plan_svg.c).  --arrival gives every rank's
+ * Rabenseifner's (2004) Fig. 1 (rabred_plan_svg.c).  --arrival gives every rank's
  * arrival offset: the simulator starts each rank then, and arrival-aware
- * builders (seed 004) plan with the offsets and the model.
+ * builders (Proficz 2018) plan with the offsets and the model.
  *
  * Everything comes from the algorithm table, the plan builders and the
  * simulator: no algorithm is named here, so new table entries show up
@@ -36,6 +36,9 @@
 #include "rabred_plan_svg.h"
 
 #define PROG "rabred-plan"
+#ifndef PACKAGE_VERSION /* configure defines it */
+#define PACKAGE_VERSION "?"
+#endif
 #define MAX_P 1024      /* what the simulator's tests cover */
 #define MAX_SVG_P 32    /* beyond this a column is narrower than its labels */
 #define LEGIBLE_SVG_P 16
@@ -71,7 +74,7 @@ static int usage_error(const char *fmt, ...)
 static void print_help(void)
 {
     printf("usage: " PROG " --alg NAME -p P --count N [options]\n"
-           "       " PROG " --list | --help\n\n"
+           "       " PROG " --list | --help | --version\n\n"
            "Shows, verifies, prices and draws one rabred plan (no MPI needed).\n\n"
            "  --alg NAME         algorithm (see --list)\n"
            "  -p P               number of ranks, 1..%d\n"
@@ -232,7 +235,7 @@ static int parse_coll(const char *text, int *coll)
 
 typedef enum {
     O_ALG, O_P, O_COUNT, O_ROOT, O_COLL, O_NONCOMM, O_SEG, O_COST, O_SVG, O_ALPHA, O_BETA,
-    O_GAMMA, O_LIST, O_HELP, O_ARRIVAL
+    O_GAMMA, O_LIST, O_HELP, O_ARRIVAL, O_VERSION
 } opt_id_t;
 
 static const struct {
@@ -247,7 +250,7 @@ static const struct {
     {"--svg", NULL, O_SVG, 1},         {"--alpha", NULL, O_ALPHA, 1},
     {"--beta", NULL, O_BETA, 1},       {"--gamma", NULL, O_GAMMA, 1},
     {"--list", NULL, O_LIST, 0},       {"--help", "-h", O_HELP, 0},
-    {"--arrival", NULL, O_ARRIVAL, 1},
+    {"--arrival", NULL, O_ARRIVAL, 1},  {"--version", NULL, O_VERSION, 0},
 };
 
 static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
@@ -271,6 +274,7 @@ static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
         break;
     case O_LIST: o->list = 1; break;
     case O_HELP: o->help = 1; break;
+    case O_VERSION: o->help = 2; break; /* help 2: the version */
     case O_ARRIVAL: rc = parse_arrival(flag, v, o); break;
     }
     return rc;
@@ -618,7 +622,9 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &o);
     if (rc || o.help || o.list) {
         if (0 == rc) {
-            o.help ? print_help() : print_list();
+            2 == o.help ? (void)printf(PROG " %s\n", PACKAGE_VERSION)
+            : o.help    ? print_help()
+                        : print_list();
         }
         return rc;
     }

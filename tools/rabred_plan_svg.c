@@ -1,6 +1,6 @@
 /*
  * rabred-plan --svg: the data flow of one call as an SVG picture, in the
- * style of seed 000's Fig. 1 (see rabred_plan_svg.h).  Derived from the
+ * style of Rabenseifner's (2004) Fig. 1 (see rabred_plan_svg.h).  Derived from the
  * plans alone: no MPI, no simulator.
  */
 #include "rabred_plan_svg.h"

@@ -1,6 +1,6 @@
 /*
  * rabred-plan's picture (--svg): the data flow of one call, drawn from its
- * plans in the style of seed 000's Fig. 1: one column per rank, one row per
+ * plans in the style of Rabenseifner's (2004) Fig. 1: one column per rank, one row per
  * step (rounds aligned by their messages), in each cell what the rank still
  * holds, arrows for the messages.  The analysis (options, listing,
  * simulator) stays in rabred_plan.c; this is the interface it calls.

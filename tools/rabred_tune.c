@@ -30,7 +30,7 @@
  * broadcasts them; every decision below is a function of broadcast numbers
  * and pure computation, so all ranks take the same branch.
  *
- * How the search is pruned (seed 002, Vadhiyar and Dongarra's tuner): coarse
+ * How the search is pruned (the allreduce survey, Vadhiyar and Dongarra's tuner): coarse
  * sizes first (min, min*F, min*F^2, ..., max; F = --coarse, 8 by default),
  * then an interval between neighbouring measured sizes is bisected (in powers
  * of two) only while its ends disagree on the winner, both among all
@@ -76,6 +76,9 @@
 #include "rabred_mpit.h"
 
 #define PROG "rabred-tune"
+#ifndef PACKAGE_VERSION /* configure defines it */
+#define PACKAGE_VERSION "?"
+#endif
 #define ELEM ((int64_t)sizeof(double))
 #define MAX_MSG_BYTES ((int64_t)1 << 30) /* two buffers of this size per rank */
 #define QUICK_MAX_BYTES ((int64_t)256 << 10)
@@ -269,6 +272,7 @@ static void usage(FILE *f)
         "                    --target-ms 2 --max-sizes 6 (explicit options win)\n"
         "  --quiet           no progress on stderr\n"
         "  -h, --help        this text\n"
+        "  --version         print the version\n"
         "\n"
         "Sizes take K, M or G (powers of 1024). Exit status: 0 done, 1 failure,\n"
         "2 bad command line, 3 wrong result.\n",
@@ -330,7 +334,7 @@ static int parse_size(const char *flag, const char *s, int64_t *out)
 
 enum {
     O_OUT, O_COLL, O_MIN, O_MAX, O_COARSE, O_MAXSIZES, O_REPEATS, O_TARGET, O_MARGIN,
-    O_NONCOMM, O_QUICK, O_QUIET, O_HELP
+    O_NONCOMM, O_QUICK, O_QUIET, O_HELP, O_VERSION
 };
 
 static const struct {
@@ -343,7 +347,7 @@ static const struct {
     {"--repeats", NULL, O_REPEATS, 1},   {"--target-ms", NULL, O_TARGET, 1},
     {"--margin", NULL, O_MARGIN, 1},     {"--noncommutative", NULL, O_NONCOMM, 0},
     {"--quick", NULL, O_QUICK, 0},       {"--quiet", NULL, O_QUIET, 0},
-    {"--help", "-h", O_HELP, 0},
+    {"--help", "-h", O_HELP, 0},         {"--version", NULL, O_VERSION, 0},
 };
 
 static int apply_option(options_t *o, int id, const char *flag, const char *v)
@@ -381,6 +385,7 @@ static int apply_option(options_t *o, int id, const char *flag, const char *v)
     case O_QUICK: o->quick = 1; break;
     case O_QUIET: o->quiet = 1; break;
     case O_HELP: o->help = 1; break;
+    case O_VERSION: o->help = 2; break; /* help 2: the version */
     }
     return rc;
 }
@@ -423,7 +428,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             } else if (!options[k].has_arg && NULL != value) {
                 return usage_error("%s takes no value", options[k].name);
             }
-            int quick_pass = O_QUICK == options[k].id || O_HELP == options[k].id;
+            int quick_pass = O_QUICK == options[k].id || O_HELP == options[k].id ||
+                             O_VERSION == options[k].id;
             if ((0 == pass) == quick_pass) {
                 int rc = apply_option(o, options[k].id, options[k].name, value);
                 if (rc) {
@@ -792,6 +798,16 @@ static void measure(const coll_state_t *c, int count, const variant_t *v, int nv
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* Seconds left, from the mean time of the sizes done so far (bisection
+ * steps are not planned: the estimate grows when they come); -1: unknown. */
+static double eta_s(void)
+{
+    double spent = MPI_Wtime() - g.t_start;
+    return g.done > 0 && g.planned > g.done ? spent / g.done * (g.planned - g.done)
+           : g.planned > g.done             ? -1.0
+                                            : 0.0;
+}
+
 /* On a terminal one bar, redrawn; otherwise one line per measured size (a
  * log file should not fill with carriage returns).  Rank 0 only. */
 static void progress_status(const coll_state_t *c, int64_t bytes, const char *what)
@@ -807,9 +823,10 @@ static void progress_status(const coll_state_t *c, int64_t bytes, const char *wh
         bar[i] = i < fill ? '#' : '.';
     }
     bar[width] = '\0';
-    fprintf(stderr, "\r\033[K[%s] %d/%d  %s %s: %s  %.0f s", bar, g.done, g.planned,
-            rabred_coll_name(c->coll), fmt_bytes(bytes, b, sizeof(b)), what,
-            MPI_Wtime() - g.t_start);
+    double eta = eta_s();
+    fprintf(stderr, "\r\033[K[%s] %d/%d  %s %s: %s  %.0f s, ETA %s%.0f s", bar, g.done,
+            g.planned, rabred_coll_name(c->coll), fmt_bytes(bytes, b, sizeof(b)), what,
+            MPI_Wtime() - g.t_start, eta < 0 ? "?" : "", eta < 0 ? 0.0 : eta);
     fflush(stderr);
 }
 
@@ -825,12 +842,13 @@ static void progress_done(const coll_state_t *c, const point_t *pt, int best)
         return;
     }
     double tuned = pt->us[c->prev];
-    fprintf(stderr, PROG ": [%d/%d] %s %s%s: fastest %s %.2f us, %s %.2f us (%.2fx), %.0f s\n",
+    fprintf(stderr, PROG ": [%d/%d] %s %s%s: fastest %s %.2f us, %s %.2f us (%.2fx), %.0f s, "
+                    "ETA %.0f s\n",
             g.done, g.planned, rabred_coll_name(c->coll), fmt_bytes(pt->bytes, b, sizeof(b)),
             pt->refined ? " (bisection)" : "", best >= 0 ? c->a[best].name : "-",
             best >= 0 ? pt->us[best] : 0.0, g.prev_is_tuned ? "tuned default" : "previous", tuned,
             best >= 0 && pt->us[best] > 0 ? tuned / pt->us[best] : 0.0,
-            MPI_Wtime() - g.t_start);
+            MPI_Wtime() - g.t_start, eta_s() > 0 ? eta_s() : 0.0);
 }
 
 /* ---- the search -------------------------------------------------------- */
@@ -945,7 +963,7 @@ static int seg_index(const int64_t *segs, int n, int64_t start)
     return i;
 }
 
-/* Hill climbing on the segment size (seed 002's local search) over the
+/* Hill climbing on the segment size (the allreduce survey's local search) over the
  * candidates segs[0..n), from index cur: measure it and both neighbours,
  * then keep stepping in the better direction while the next candidate is
  * faster by the margin.  Returns the index kept. */
@@ -987,7 +1005,7 @@ static int climb(coll_state_t *c, point_t *pt, int k, int count, const int64_t *
 }
 
 /* Where the segment search starts: the size found at the nearest smaller
- * measured size (seed 002: predict where the minimum lies), else the
+ * measured size (the allreduce survey: predict where the minimum lies), else the
  * current coll_rabred_segment_size (0: one segment per block). */
 static int64_t start_seg(const coll_state_t *c, int64_t bytes, int k)
 {
@@ -1548,7 +1566,9 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int rc = parse_args(argc, argv, &g.opt);
     if (0 != rc || g.opt.help) {
-        if (0 == rc && 0 == g.rank) {
+        if (0 == rc && 0 == g.rank && 2 == g.opt.help) {
+            printf(PROG " %s\n", PACKAGE_VERSION);
+        } else if (0 == rc && 0 == g.rank) {
             usage(stdout);
         }
         MPI_Finalize();

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Imbalanced arrival on the emulated cluster, in the shape of seed 004's
+# Imbalanced arrival on the emulated cluster, in the shape of Proficz's (2018)
 # Tables 3 and 4: for each arrival mode (one-late: rank 0 delayed by the max
 # delay; rand-late: every rank by a uniform random delay up to it) and each
 # max delay, bench/compare/compare.sh runs MPI_Allreduce with tuned's ring,

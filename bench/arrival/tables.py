@@ -3,7 +3,7 @@
 
 Reads every MODE-Dms/raw/p*.csv under the output directory (rabred_bench
 --csv lines), takes per (mode, max delay, p, bytes, variant) the median over
-rounds of the average over ranks of each rank's elapsed time (seed 004's
+rounds of the average over ranks of each rank's elapsed time (Proficz's (2018)
 average elapsed time), and writes tables.md and tables.csv: one table per
 mode, p and size with the delays as columns, then the speedups of rabred's
 auto and of the arrival-aware algorithms against tuned's ring and against
@@ -48,7 +48,7 @@ def fmt_delay(d):
 
 def write(outdir, med):
     cells = sorted({(k[0], k[2], k[3]) for k in med})
-    lines = ['# Imbalanced arrival: average elapsed time (seed 004, Tables 3 and 4)', '',
+    lines = ['# Imbalanced arrival: average elapsed time (Proficz 2018, Tables 3 and 4)', '',
              'Median over rounds of the average over ranks of each rank\'s elapsed time in '
              'MPI_Allreduce (ms), from its (delayed) arrival to its exit. one-late: rank 0 '
              'arrives max-delay late; rand-late: each rank a uniform random delay up to '

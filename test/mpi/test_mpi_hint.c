@@ -1,6 +1,6 @@
 /*
  * The application's arrival hint, MPI info "rabred_arrival" on a
- * communicator (README, "Imbalanced arrival"), end to end through Open MPI:
+ * communicator (docs/imbalanced-arrival.md), end to end through Open MPI:
  *
  *  1. MPI_Comm_dup_with_info with late:1=0.5 (rank 1 half a second late):
  *     every 1 MiB MPI_Allreduce on that communicator runs an arrival-aware

@@ -1,5 +1,5 @@
 /*
- * The arrival-aware allreduce algorithms of seed 004 (Proficz 2018) through
+ * The arrival-aware allreduce algorithms of Proficz 2018 through
  * the simulator (no MPI):
  *  - the paper's worked examples (Figs. 6 and 8), in units of tau, with the
  *    exact times the simulator gives and why they differ from the figures
@@ -68,7 +68,7 @@ static rabred_sim_model_t tau_model(void)
     return m;
 }
 
-/* ---- seed 004's worked examples -------------------------------------- */
+/* ---- Proficz's (2018) worked examples -------------------------------------- */
 
 /* Fig. 6: p = 4 (four ranks, four segments), rank 0 late by 4 tau.  The
  * paper counts the operation's total time, from the first arrival (0) to
@@ -243,7 +243,7 @@ static void test_random_patterns(void)
     }
 }
 
-/* ---- the pre-reduced scatter against seed 004's bound ------------------ */
+/* ---- the pre-reduced scatter against Proficz's (2018) bound ------------------ */
 
 /* One rank late by D on a 100 Mbit/s-like network (doubles: beta = 0.64
  * us, alpha 100 us, gamma 1 ns), p = 6 and 8, 1 MiB.  Seed 004 sec. 2: no
@@ -293,7 +293,7 @@ static void test_scatter_bound(void)
  * rank sends only between its arrival and its exit, one message at a time
  * (the simulator's out-port), and a message costs at least
  * min(1, f_beta) beta per element.  So the ranks' elapsed times add up to
- * at least 2(p-1) n min(1, f_beta) beta: seed 004's average elapsed time
+ * at least 2(p-1) n min(1, f_beta) beta: Proficz's (2018) average elapsed time
  * never goes below the balanced bandwidth bound, 2(p-1)/p n beta, however
  * the ranks arrive.  Arriving late can be hidden, never bandwidth saved;
  * the README bounds what any algorithm can gain on the ring with it.

@@ -2,9 +2,9 @@
  * Every algorithm's plans through the simulator (no MPI):
  *  - correctness for every p in 1..1024, counts 0, 1, p'-1, p', odd and
  *    large (beyond 2^32 elements), commutative and not (rank order), in
- *    place and not, and for reduce the roots of seed 003's three cases;
+ *    place and not, and for reduce the roots of the MPICH reduce patch's three cases;
  *  - cost (built with RABRED_TEST_COSTS): the simulated alpha, beta and
- *    gamma terms equal each algorithm's closed form (seed 000; for binary
+ *    gamma terms equal each algorithm's closed form (Rabenseifner 2004; for binary
  *    blocks one over its block decomposition) for every p = 2..1024,
  *    O(p)-round algorithms included;
  *  - the simulator itself catches broken plans (so the above can fail).
@@ -84,7 +84,7 @@ static void check_call(const rabred_alg_t *alg, int p, int root, int64_t count, 
           in_place, RABRED_OK == rc ? res.error : "simulation failed");
 }
 
-/* Roots covering seed 003's cases: base rank, even and odd ranks among the
+/* Roots covering the MPICH reduce patch's cases: base rank, even and odd ranks among the
  * folded pairs, and the ends.  Every root for small p. */
 static int pick_roots(int p, int *roots)
 {
@@ -315,7 +315,7 @@ static int near_rel(double got, double want)
 /* The pipeline must really pipeline: S segments cross the p-1 links of the
  * chain at once, (p - 2 + S)(x + r) at the root instead of a whole-vector
  * chain's (p-1) S (x + r), with the simulator's one-way factors in x; each
- * rank leaves after its last forward (seed 004's average elapsed time); a
+ * rank leaves after its last forward (Proficz's (2018) average elapsed time); a
  * root inside a non-commutative chain pays one hop more (and x per round
  * its port is shared).  Under a transfer-bound and a reduction-bound model;
  * then the segment cap. */
@@ -708,7 +708,7 @@ static double tree_bcast_time(int m, double c)
     return first > second ? first : second;
 }
 
-/* Binary blocks for p != 2^k (seed 000 sec. 2.6): the exact time over the
+/* Binary blocks for p != 2^k (Rabenseifner 2004 sec. 2.6): the exact time over the
  * block decomposition p = s_0 + s_1 + ... + s_{m-1}, s_0 > s_1 > ... powers
  * of two, for messages of a + x b and reductions of x g (x in units of n;
  * the steps are in coll_rabred_{allreduce,reduce}_binary_blocks.c and
@@ -809,7 +809,7 @@ static double blocks_time(int p, int root, double a, double b, double g)
     return fmax(fmax(R, Q) + bc.c[0], M) + bc.A[0];
 }
 
-/* Closed forms of seed 000 sec. 2.3-2.5 with f_alpha = f_beta = 1. */
+/* Closed forms of Rabenseifner 2004 sec. 2.3-2.5 with f_alpha = f_beta = 1. */
 static void closed_form(const rabred_alg_t *alg, int p, int root, int commutative, double f[3])
 {
     double lgp = rabred_log2_floor(p), pp = rabred_pof2_floor(p), lgc = rabred_log2_ceil(p);

@@ -73,28 +73,49 @@ mca_coll_rabred_component_t mca_coll_rabred_component = {
  * shows them from ompi_info at any time. */
 static char *algorithm_help[RABRED_NCOLLS];
 
+/* One algorithm in the help: its name, its earlier name, and the id
+ * coll/tuned gives the same algorithm (its forced-algorithm parameter and
+ * rules files), "-" when tuned has none. */
+static int append_algorithm(char *help, size_t len, int n, const rabred_alg_t *alg)
+{
+    char ids[32] = "-";
+    int m = 0;
+    for (int k = 0; k < 3 && 0 != alg->tuned_ids[k]; k++) {
+        m += snprintf(ids + m, sizeof(ids) - (size_t)m, "%s%d", k ? "/" : "", alg->tuned_ids[k]);
+    }
+    return n + snprintf(help + n, len - (size_t)n, "%s %s%s%s%s [%s]", 0 == n ? "" : ",",
+                        alg->name, NULL != alg->alias ? " (also " : "",
+                        NULL != alg->alias ? alg->alias : "", NULL != alg->alias ? ")" : "", ids);
+}
+
+/* A short help (ompi_info prints it as one line): what auto and previous
+ * mean and each algorithm with coll/tuned's id for it.  What each
+ * algorithm does, its cost and its limits: rabred-plan --list, rabred(7). */
 static char *build_algorithm_help(rabred_coll_t coll)
 {
     size_t len = 512;
     for (int i = 0; i < rabred_table_size(coll); i++) {
         const rabred_alg_t *alg = rabred_table_at(coll, i);
-        len += strlen(alg->name) + strlen(alg->description) + 32 +
-               (NULL != alg->alias ? strlen(alg->alias) : 0);
+        len += strlen(alg->name) + 48 + (NULL != alg->alias ? strlen(alg->alias) : 0);
     }
-    char *help = malloc(len);
-    if (NULL == help) {
+    char *help = malloc(len), *list = malloc(len);
+    if (NULL == help || NULL == list) {
+        free(help);
+        free(list);
         return NULL;
     }
-    int n = snprintf(help, len,
-                     "Algorithm for MPI_%s. auto: rabred decides by p, bytes and the op; "
-                     "previous: hand every call to the coll component selected below rabred",
-                     RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce");
-    for (int i = 0; i < rabred_table_size(coll) && n > 0 && (size_t)n < len; i++) {
-        const rabred_alg_t *alg = rabred_table_at(coll, i);
-        n += snprintf(help + n, len - (size_t)n, "; %s%s%s%s: %s", alg->name,
-                      NULL != alg->alias ? " (also " : "", NULL != alg->alias ? alg->alias : "",
-                      NULL != alg->alias ? ")" : "", alg->description);
+    int n = 0;
+    for (int i = 0; i < rabred_table_size(coll) && n >= 0 && (size_t)n < len; i++) {
+        n = append_algorithm(list, len, n, rabred_table_at(coll, i));
     }
+    snprintf(help, len,
+             "Algorithm for MPI_%s: auto (rabred decides), previous (the coll component below "
+             "rabred) or one of:%s. [n]: coll/tuned's id for the same algorithm (coll_tuned_%s_"
+             "algorithm, rules files), -: none. Steps, cost and limits of each: rabred-plan "
+             "--list, man 7 rabred",
+             RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce", list,
+             rabred_coll_name(coll));
+    free(list);
     return help;
 }
 
@@ -359,8 +380,8 @@ static void register_model(mca_coll_rabred_component_t *c)
                          RABRED_DEFAULT_ROUND_SYNC_US, 0.0, 1e6, &c->round_sync_us);
 }
 
-/* Online arrival estimation (rabred_estimate.h; README, "Imbalanced
- * arrival").  Every value must be the same on every rank: the ranks build
+/* Online arrival estimation (rabred_estimate.h; docs/imbalanced-arrival.md, "The
+ * estimate").  Every value must be the same on every rank: the ranks build
  * their plans from the same estimate. */
 static void register_arrival(mca_coll_rabred_component_t *c)
 {

@@ -1,7 +1,7 @@
 /*
  * The one place where rabred differs between Open MPI 4.1 and 5.0.
  *
- * The coll interface changed little between the two (README, "Open MPI
+ * The coll interface changed little between the two (docs/development.md, "Open MPI
  * 4.1 and 5.0"): the component version (coll API 2.0.0 in 4.1, 2.4.0 in
  * 5.0; 5.0's loader refuses anything else, silently), the runtime header
  * that defines OMPI_PROC_MY_NAME, and MPI_Info values (a caller's buffer

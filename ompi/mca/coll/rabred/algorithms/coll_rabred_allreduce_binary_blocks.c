@@ -156,7 +156,7 @@ const rabred_alg_t rabred_alg_allreduce_binary_blocks = {
     .build = build,
     .description = "binary blocks: p split into power-of-two blocks that halve inside themselves "
                    "and cascade their windows to the largest block, which allgathers and feeds the "
-                   "others (seed 000 sec. 2.6); long vectors, p with blocks of similar size",
+                   "others (Rabenseifner 2004 sec. 2.6); long vectors, p with blocks of similar size",
     .formula = "p = 2^k: as rabenseifner; else block 0 halving + cascade + allgather + feeding "
                "(see coll_rabred_allreduce_binary_blocks.c)",
     .tuned_ids = {0},

@@ -88,7 +88,7 @@ const rabred_alg_t rabred_alg_allreduce_binary_tree = {
     .name = "binary_tree",
     .build = build,
     .description = "binary tree: reduce to rank 0 over an in-order binary tree (rank order kept), "
-                   "then broadcast down the same tree (seed 000 sec. 2.3)",
+                   "then broadcast down the same tree (Rabenseifner 2004 sec. 2.3)",
     .formula = "T(p) + B(p); T = max(T(a) + c + g, T(b)) + c + g, B = max(c + B(a), 2c + "
                "B(b)), c = alpha + n beta, g = n gamma, subtrees of a and b ranks",
     .tuned_ids = {2},

@@ -19,7 +19,7 @@
  *     block b travels down by (j - b) mod p, one binary digit per round, so
  *     it is added exactly once.  Only the first round (k = K-1) moves fewer
  *     than 2^k blocks when p is not a power of two;
- *  3. allgather (Bruck, seed 001), distance doubling, k = 0 .. K-1: rank r
+ *  3. allgather (Bruck, the lecture notes on collective costs), distance doubling, k = 0 .. K-1: rank r
  *     holds the final blocks r + d, d < 2^k, sends the first m_k of them and
  *     receives the m_k blocks r + 2^k + d into place.  No final rotation:
  *     blocks live at their own offsets in every buffer.
@@ -199,7 +199,7 @@ const rabred_alg_t rabred_alg_allreduce_bruck = {
     .build = build,
     .restrictions = RABRED_NEEDS_COMMUTATIVE,
     .description = "Bruck: reduce-scatter by distance halving + Bruck allgather, ceil(lg p) rounds "
-                   "each for any p without a fold (seed 001); a wrapped window costs a second "
+                   "each for any p without a fold (the lecture notes on collective costs); a wrapped window costs a second "
                    "message",
     .formula = "2 (K + W) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma, K = ceil(lg p), W = "
                "#{1 <= k < K : min(2^k, p - 2^k) >= 2}",

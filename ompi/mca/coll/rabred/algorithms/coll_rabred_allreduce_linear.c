@@ -1,5 +1,5 @@
 /*
- * allreduce: linear, reduce to rank 0 + broadcast (seed 000 sec. 2.2, the
+ * allreduce: linear, reduce to rank 0 + broadcast (Rabenseifner 2004 sec. 2.2, the
  * "classical implementation" whose root is the bottleneck).
  *
  * Steps: linear reduce at rank 0 in rank order (rabred_phase_linear_reduce),

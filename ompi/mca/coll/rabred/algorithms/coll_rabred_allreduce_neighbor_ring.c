@@ -1,9 +1,9 @@
 /*
- * allreduce: neighbor_ring, the neighbour ring (the ring of seed 000 sec.
+ * allreduce: neighbor_ring, the neighbour ring (the ring of Rabenseifner 2004 sec.
  * 2.7 with the classic neighbour-ring reduce-scatter of Patarasuk & Yuan,
  * JPDC 2009), unsegmented by default or cut into segments as in Open MPI's
  * coll_base_allreduce_intra_ring_segmented (segment size tuning: Vadhiyar,
- * Fagg & Dongarra 2000, seed 002).
+ * Fagg & Dongarra 2000, the allreduce survey).
  *
  * Steps
  *  1. copy the input into ACC;

@@ -48,7 +48,7 @@ const rabred_alg_t rabred_alg_allreduce_pairwise_ring = {
     .build = build,
     .restrictions = RABRED_NEEDS_COMMUTATIVE,
     .description = "pairwise ring: pairwise-exchange reduce-scatter + ring allgather over p "
-                   "blocks, any p without a fold (seed 000 sec. 2.7); long vectors, small p",
+                   "blocks, any p without a fold (Rabenseifner 2004 sec. 2.7); long vectors, small p",
     .formula = "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma",
     .tuned_ids = {4},
     .price = price,

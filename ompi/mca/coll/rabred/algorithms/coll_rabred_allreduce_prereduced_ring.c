@@ -1,5 +1,5 @@
 /*
- * allreduce: pre-reduced ring (seed 004, Proficz 2018, sec. 4.2, Figs. 7
+ * allreduce: pre-reduced ring (Proficz 2018, sec. 4.2, Figs. 7
  * and 8): the neighbour ring with the ranks in arrival order, plus
  * "pre-steps" that let the early ranks start reducing segments before the
  * late ones arrive.
@@ -170,7 +170,7 @@ const rabred_alg_t rabred_alg_allreduce_prereduced_ring = {
     .restrictions = RABRED_NEEDS_COMMUTATIVE,
     .arrival_aware = 1,
     .description = "pre-reduced ring: neighbour ring in arrival order whose early ranks start "
-                   "reducing segments before the late ones arrive (seed 004 sec. 4.2); without "
+                   "reducing segments before the late ones arrive (Proficz 2018 sec. 4.2); without "
                    "offsets the plain ring; for imbalanced arrival, never chosen by the balanced "
                    "decision",
     .formula = "balanced: 2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma (as ring)",

@@ -48,7 +48,7 @@
  * 2 (1 - 1/p) n beta, so the balanced decision never wants it.  With L
  * late by D >= step 2's time, the early ranks finish D + (1 + 1/m) n beta
  * (+ alphas) after arriving and L (1 + 1/m) n beta after it: against the
- * ring's D + 2 (1 - 1/p) n beta, close to seed 004's bound.
+ * ring's D + 2 (1 - 1/p) n beta, close to Proficz's (2018) bound.
  * m: a segment size given (seg_count) sets the piece length; otherwise m
  * minimises step 3's (m+1) (q alpha + n beta / m) under args->arrival's
  * model (about sqrt(n beta / (q alpha))); with no model m = 8; always
@@ -231,7 +231,7 @@ const rabred_alg_t rabred_alg_allreduce_prereduced_scatter = {
     .segmented = 1,
     .description = "pre-reduced scatter: while the latest rank is away the others reduce-scatter "
                    "among themselves; then it sends each its part once and gets the result back, "
-                   "pipelined, near seed 004's bound for one late rank; for imbalanced arrival, "
+                   "pipelined, near Proficz's (2018) bound for one late rank; for imbalanced arrival, "
                    "never chosen by the balanced decision",
     .formula = "early ranks: (p-2) alpha + (1 - 1/(p-1)) n (beta + gamma), then, with m pieces "
                "per block: (m+1) ((p-1) alpha + n beta / m) + n gamma / (p-1)",

@@ -92,7 +92,7 @@ const rabred_alg_t rabred_alg_allreduce_rabenseifner = {
     .build = build,
     .restrictions = RABRED_NEEDS_COUNT_GE_POF2,
     .description = "Rabenseifner: reduce-scatter by recursive halving + allgather by recursive "
-                   "doubling, fold to p' for other p (seed 000 sec. 2.5); long vectors",
+                   "doubling, fold to p' for other p (Rabenseifner 2004 sec. 2.5); long vectors",
     .formula = "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; else (2 lg p' + "
                "3) alpha + (4 - 2/p') n beta + (3/2 - 1/p') n gamma",
     .tuned_ids = {6},

@@ -68,7 +68,7 @@ const rabred_alg_t rabred_alg_allreduce_recursive_doubling = {
     .name = "recursive_doubling",
     .build = build,
     .description = "recursive doubling: full vectors exchanged at distance 1, 2, 4...; fold to p' "
-                   "for other p (seed 000 sec. 2.4); best for short vectors",
+                   "for other p (Rabenseifner 2004 sec. 2.4); best for short vectors",
     .formula = "(lg p' + 2[p != p']) alpha + (lg p' + 2[p != p']) n beta + (lg p' + [p != p']) "
                "n gamma",
     .tuned_ids = {3},

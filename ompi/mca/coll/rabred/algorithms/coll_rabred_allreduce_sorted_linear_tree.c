@@ -1,5 +1,5 @@
 /*
- * allreduce: sorted linear tree (seed 004, Proficz 2018, sec. 4.1, Figs. 5
+ * allreduce: sorted linear tree (Proficz 2018, sec. 4.1, Figs. 5
  * and 6), the pipelined linear tree with the ranks put in arrival order.
  *
  * Steps
@@ -28,7 +28,7 @@
  * (p-1 steps to fill the line, p to drain it, p-1 to hand the last result
  * down; test_costs_allreduce checks this for every p up to 1024).  About
  * 1.5 times the ring's bandwidth and p-1 more alpha: a loser when all ranks
- * arrive together, a winner when one rank is late enough (seed 004 Table 3,
+ * arrive together, a winner when one rank is late enough (Proficz 2018 Table 3,
  * 48 ranks: 0.75 of the ring's speed at no delay, 1.15 at 50 ms).
  *
  * Limitations: commutative ops only (ranks are combined in arrival order).
@@ -69,7 +69,7 @@ const rabred_alg_t rabred_alg_allreduce_sorted_linear_tree = {
     .restrictions = RABRED_NEEDS_COMMUTATIVE,
     .arrival_aware = 1,
     .description = "sorted linear tree: ranks sorted by arrival offset, p segments pipelined down "
-                   "the line to the latest rank and its results around to the others (seed 004 "
+                   "the line to the latest rank and its results around to the others (Proficz 2018 "
                    "sec. 4.1); for imbalanced arrival, never chosen by the balanced decision",
     .formula = "balanced: 3 (p-1) alpha + 3 (1 - 1/p) n beta + 2 (1 - 1/p) n gamma",
     .tuned_ids = {0},

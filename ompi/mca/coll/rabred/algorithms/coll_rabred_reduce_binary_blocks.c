@@ -327,7 +327,7 @@ const rabred_alg_t rabred_alg_reduce_binary_blocks = {
     .name = "binary_blocks",
     .build = build,
     .description = "binary blocks: blocks halve inside themselves and cascade to the largest, "
-                   "which gathers to the root; a root outside it stands in for rank 0 (seed 000 "
+                   "which gathers to the root; a root outside it stands in for rank 0 (Rabenseifner 2004 "
                    "sec. 2.6)",
     .formula = "p = 2^k: as rabenseifner; else reduce-up + gather in block 0 (see "
                "coll_rabred_reduce_binary_blocks.c)",

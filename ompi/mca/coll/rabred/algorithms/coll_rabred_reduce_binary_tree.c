@@ -111,7 +111,7 @@ const rabred_alg_t rabred_alg_reduce_binary_tree = {
     .build = build,
     .description = "binary tree: in-order binary tree toward the root, at most two children per "
                    "rank; rank-ordered tree plus a forward to the root for non-commutative ops "
-                   "(seed 000 sec. 2.3)",
+                   "(Rabenseifner 2004 sec. 2.3)",
     .formula = "T(p) (+ alpha + n beta when non-commutative and root != 0); T = max(T(a) + c + "
                "g, T(b)) + c + g, c = alpha + n beta, g = n gamma",
     .tuned_ids = {6, 4},

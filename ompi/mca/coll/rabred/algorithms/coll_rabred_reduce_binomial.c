@@ -16,7 +16,7 @@
  *  the first two at once, equally tall children together, into ACC, TMP
  *  and TMP2).  A child sending more than the eager limit waits for its
  *  parent's receive; posted in time, a child hands its vector to the
- *  transport as soon as it is ready and leaves, which is what seed 004's
+ *  transport as soon as it is ready and leaves, which is what Proficz's (2018)
  *  average elapsed time counts.  Measured (bench/results/full2-20261121,
  *  reduce-window-20261122): at p = 3 tuned's trees, which keep two
  *  receives posted, took 0.67x rabred's one-at-a-time tree; at p = 6 the
@@ -319,7 +319,7 @@ const rabred_alg_t rabred_alg_reduce_binomial = {
     .id = 1,
     .name = "binomial",
     .build = build,
-    .description = "binomial tree of full vectors toward the root (seed 000 sec. 2.3); "
+    .description = "binomial tree of full vectors toward the root (Rabenseifner 2004 sec. 2.3); "
                    "rank-ordered tree plus one forward to the root for non-commutative ops; short "
                    "vectors",
     .formula = "commutative: ceil(lg p) (alpha + n beta + n gamma); non-commutative, root != "

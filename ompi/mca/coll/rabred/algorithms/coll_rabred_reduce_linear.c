@@ -1,5 +1,5 @@
 /*
- * reduce: linear (the textbook baseline, seed 000 sec. 2.2).
+ * reduce: linear (the textbook baseline, Rabenseifner 2004 sec. 2.2).
  *
  * Steps: every rank sends its input to the root; the root receives them
  * one at a time and combines them in rank order (ranks below the root in

@@ -61,7 +61,7 @@ const rabred_alg_t rabred_alg_reduce_pairwise_gather = {
     .build = build,
     .restrictions = RABRED_NEEDS_COMMUTATIVE,
     .description = "pairwise gather: pairwise-exchange reduce-scatter, then every rank sends its "
-                   "block straight to the root (seed 000 sec. 2.7); long vectors, small p",
+                   "block straight to the root (Rabenseifner 2004 sec. 2.7); long vectors, small p",
     .formula = "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma",
     .tuned_ids = {0},
     .price = price,

@@ -2,7 +2,7 @@
  * reduce: pipeline, a linear chain toward the root with the vector cut into
  * segments (Open MPI coll/tuned's reduce algorithms 3 "pipeline" and 2
  * "chain" with one chain, ompi_coll_base_reduce_intra_pipeline; the linear
- * tree of seed 004 sec. 2; segment size tuning: seed 002).
+ * tree of Proficz 2018 sec. 2; segment size tuning: the allreduce survey).
  *
  * Steps
  *  The p ranks form a chain c_0 -> c_1 -> ... -> c_{p-1}; the vector is cut
@@ -12,7 +12,7 @@
  *  result) to c_{h+1}, then combines segment k with its input.  Segment k
  *  crosses the link out of c_h at step k + h, so every link of the chain is
  *  busy at once, and c_h is done as soon as it has forwarded its last
- *  segment: the earlier in the chain, the earlier out (seed 004's elapsed
+ *  segment: the earlier in the chain, the earlier out (Proficz's (2018) elapsed
  *  time).
  *
  * Which chain: rank order
@@ -56,7 +56,7 @@
  *   + (1 + max(0, S - gap)) x.
  *   (At p = 3 the root and the end send to each other in the same rounds,
  *   which the simulator prices as exchanges, not one-way.)
- * Average elapsed time over ranks (seed 004), p >= 3, chain ending at the
+ * Average elapsed time over ranks (Proficz 2018), p >= 3, chain ending at the
  * root: c_h, h <= p-2, is done at (S - 1 + h) (x + r) + x, the root at
  * (p - 2 + S) (x + r); the mean is
  *   [((p-1) (S-1) + (p-1) (p-2) / 2 + p - 2 + S) (x + r) + (p-1) x] / p.

@@ -1,6 +1,6 @@
 /*
  * reduce: Rabenseifner's reduce-scatter + binomial gather
- * (Rabenseifner, ICCS 2004, sec. 2.5; MPICH patch of seed 003).
+ * (Rabenseifner, ICCS 2004, sec. 2.5; MPICH patch of the MPICH reduce patch).
  *
  * Steps
  *  1. copy the input into ACC (ACC is a temporary on ranks other than root);
@@ -133,7 +133,7 @@ const rabred_alg_t rabred_alg_reduce_rabenseifner = {
     .build = build,
     .restrictions = RABRED_NEEDS_COUNT_GE_POF2,
     .description = "Rabenseifner: reduce-scatter by recursive halving + binomial gather to the "
-                   "root; a root among the folded pairs is the rank kept (seed 000 sec. 2.5, seed "
+                   "root; a root among the folded pairs is the rank kept (Rabenseifner 2004 sec. 2.5, seed "
                    "003)",
     .formula = "p = p': 2 lg p alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma; else (2 lg p' + "
                "2) alpha + (3 - 2/p') n beta + (3/2 - 1/p') n gamma",

@@ -1,8 +1,8 @@
 /*
  * What an algorithm's closed-form price reads: the cost model's parameters
- * (seed 000 sec. 2.1, with one-way factors) and the call.  A price is the
+ * (Rabenseifner 2004 sec. 2.1, with one-way factors) and the call.  A price is the
  * balanced time of one call in seconds by the metric of its collective:
- * MPI_Allreduce its completion time, MPI_Reduce seed 004's average elapsed
+ * MPI_Allreduce its completion time, MPI_Reduce Proficz's (2018) average elapsed
  * time over ranks (select/rabred_model.h says why).  The simulator runs
  * the same model on the plans themselves; test_model checks every closed
  * form against it.  Pure C, no MPI.
@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-/* The cost model's terms, each a physical quantity (README, "The cost
+/* The cost model's terms, each a physical quantity (docs/decision.md, "The cost
  * model"; rabred-calibrate measures them).  The closed forms price the
  * first five; the others are priced from the plans' structure
  * (rabred_model_extras in select/rabred_model.h), since they count rounds,

@@ -1,6 +1,6 @@
 /*
  * The algorithm table (see rabred_table.h).  Cost formulas use the model of
- * seed 000 sec. 2.1: alpha per message, beta per byte sent, gamma per byte
+ * Rabenseifner 2004 sec. 2.1: alpha per message, beta per byte sent, gamma per byte
  * reduced, n bytes per rank, p' the largest power of two <= p, full duplex
  * (f_alpha = f_beta = 1).  The simulator's tests check each one.
  */

@@ -75,7 +75,7 @@ typedef struct rabred_alg {
      * pipeline. */
     int tuned_ids[3];
     /* 1: the plan adapts to the ranks' arrival offsets (rabred_arrival_t,
-     * seed 004).  The balanced decision (cost model, price book) must not
+     * Proficz 2018).  The balanced decision (cost model, price book) must not
      * consider these: priced with equal arrivals they are only slower
      * variants of the ring and the linear tree, and the decision has not
      * been taught to predict arrivals.  They run when forced, named by a

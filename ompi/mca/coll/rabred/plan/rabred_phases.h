@@ -1,5 +1,5 @@
 /*
- * Plan phases shared by several algorithms: the pieces seed 000 combines
+ * Plan phases shared by several algorithms: the pieces Rabenseifner 2004 combines
  * (fold to a power of two, recursive halving, recursive doubling, binomial
  * gather).  Each appends rounds for the calling rank to a plan, using the
  * toolkit's fold and halving conventions, so no algorithm re-derives them.
@@ -23,7 +23,7 @@ void rabred_phase_copy_in(rabred_plan_t *plan, int64_t count);
  * Cost: alpha + n beta + n gamma (one direction). */
 void rabred_phase_fold_full(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count);
 
-/* Fold with halves (seed 000 sec. 2.5): the pair exchanges halves, both
+/* Fold with halves (Rabenseifner 2004 sec. 2.5): the pair exchanges halves, both
  * reduce one half, then the extra sends its reduced half to the proxy.
  * Cost: 2 alpha + n beta + n/2 gamma. */
 void rabred_phase_fold_halves(rabred_plan_t *plan, const rabred_fold_t *fold, int64_t count);
@@ -68,7 +68,7 @@ void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,
 void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
                          const rabred_halving_t *h, int64_t count, int root_member);
 
-/* Reduce-scatter by pairwise exchange over p blocks (seed 000 sec. 2.7):
+/* Reduce-scatter by pairwise exchange over p blocks (Rabenseifner 2004 sec. 2.7):
  * at step i = 1..p-1 send block rank+i of ACC to rank+i and reduce block
  * rank from rank-i into ACC.  Rank k ends with block k reduced.
  * (p-1) alpha + (1 - 1/p) n (beta + gamma).  Not in rank order. */
@@ -89,7 +89,7 @@ rabred_team_t rabred_team_of_block(const rabred_blocks_t *b);
 void rabred_blocks_window(const rabred_blocks_t *b, int64_t count, int blk, int member,
                           int64_t *off, int64_t *len);
 
-/* Binary blocks' reduce-scatter (seed 000 sec. 2.6): every block reduces
+/* Binary blocks' reduce-scatter (Rabenseifner 2004 sec. 2.6): every block reduces
  * by recursive halving inside itself, then, from the smallest block up,
  * each block's members send their reduced windows to the members of the
  * next larger block that own the matching parts, which reduce them (the
@@ -111,7 +111,7 @@ void rabred_phase_blocks_start(rabred_plan_t *plan, const rabred_plan_args_t *a,
 void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_root,
                               int64_t count);
 
-/* Segment chains around a ring of positions (seed 004: the sorted linear
+/* Segment chains around a ring of positions (Proficz 2018: the sorted linear
  * tree and the pre-reduced ring are both instances).  ring[q] is the rank at
  * position q; the vector is cut into p segments, segment j being block j of
  * p (rabred_block_offset).  Segment j starts at position start[j]: its

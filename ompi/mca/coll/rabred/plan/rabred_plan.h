@@ -89,7 +89,7 @@ typedef struct {
 } rabred_plan_t;
 
 /* When each rank arrives at the call, and the model that prices a step, for
- * the algorithms that order their work by arrival (seed 004; the table marks
+ * the algorithms that order their work by arrival (Proficz 2018; the table marks
  * them arrival_aware).  The offsets come from outside the call (a prediction
  * every rank shares) and must be the same on every rank, or ranks would build
  * plans that do not match.  Bad values are not fatal: an offset that is NaN,

@@ -11,12 +11,12 @@
  *    first (count % nblocks) blocks one element more than the others, so
  *    block sizes differ by at most one and block i starts at
  *    i * (count / nblocks) + min(i, count % nblocks).
- *  - Fold (power-of-two reduction, seed 000 sec. 2.5): p = p' + r with p' the
+ *  - Fold (power-of-two reduction, Rabenseifner 2004 sec. 2.5): p = p' + r with p' the
  *    largest power of two <= p.  Ranks 0..2r-1 form the pairs (2i, 2i+1).
  *    In each pair one rank, the "proxy", stays for the power-of-two phase as
  *    virtual rank i; the other, the "extra", sits it out.  The proxy is the
  *    even rank unless the caller names a rank to keep (reduce keeps its root,
- *    so a root among the pairs never has to be fed afterwards: seed 003's
+ *    so a root among the pairs never has to be fed afterwards: the MPICH reduce patch's
  *    "root is a removed rank" case costs nothing).  Ranks 2r..p-1 are "base"
  *    nodes with virtual rank rank - r.  Virtual ranks therefore map to
  *    ascending, contiguous groups of real ranks, which is what lets the
@@ -78,7 +78,7 @@ rabred_window_t rabred_window_lower(rabred_window_t w);
 rabred_window_t rabred_window_upper(rabred_window_t w);
 
 /* Recursive vector halving with distance doubling over p' virtual ranks
- * (seed 000 sec. 2.5): before step s (mask 2^s) vrank v holds window
+ * (Rabenseifner 2004 sec. 2.5): before step s (mask 2^s) vrank v holds window
  * before[s]; the lower vrank of the pair (v, v ^ mask) keeps the lower half.
  * After lg p' steps every vrank holds one block: block bit_reverse(v).
  * halving[s] = window after step s; the same array drives the reverse
@@ -92,7 +92,7 @@ typedef struct {
 
 void rabred_halving_init(rabred_halving_t *h, int pof2, int vrank);
 
-/* Binary blocks (seed 000 sec. 2.6): p written as a sum of distinct powers
+/* Binary blocks (Rabenseifner 2004 sec. 2.6): p written as a sum of distinct powers
  * of two, largest first; block b is the run of ranks
  * [base[b], base[b] + size[b]).  Block 0 is the largest; its size is the
  * grid on which every block measures its windows.  Member i of a block of
@@ -122,7 +122,7 @@ typedef struct {
 
 void rabred_bintree_init(rabred_bintree_t *node, int p, int t);
 
-/* Arrival order (seed 004): the algorithms that adapt to imbalanced process
+/* Arrival order (Proficz 2018): the algorithms that adapt to imbalanced process
  * arrival put the ranks on a line or ring sorted by arrival offset.  Every
  * rank must compute the same order from the same offsets, so ties go by
  * rank, and a value that is no usable time (NaN, infinite, negative) is

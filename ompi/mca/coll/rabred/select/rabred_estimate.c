@@ -253,7 +253,7 @@ rabred_arrival_t rabred_estimate_arrival(const rabred_estimate_t *e, const rabre
     return a;
 }
 
-/* Seconds of seed 004's average elapsed time for `alg` under the offsets. */
+/* Seconds of Proficz's (2018) average elapsed time for `alg` under the offsets. */
 static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_t type_size,
                     const rabred_model_t *model, const rabred_alg_t *alg, int64_t seg_count,
                     double *avg)
@@ -311,7 +311,7 @@ int rabred_estimate_choose(const rabred_estimate_t *e, const rabred_call_t *call
             pick->best = alg;
         }
     }
-    /* The saving is bounded by what the call itself costs (seed 004: at
+    /* The saving is bounded by what the call itself costs (Proficz 2018: at
      * most Delta - delta, however late a rank is), so it is weighed against
      * the balanced price, not against an elapsed time that is mostly
      * waiting for the late rank. */

@@ -1,5 +1,5 @@
 /*
- * Online arrival estimation and the arrival-aware choice (seed 004, done
+ * Online arrival estimation and the arrival-aware choice (Proficz 2018, done
  * without the paper's edge() call and helper thread).
  *
  * What is estimated: each rank's arrival offset, how much later than the
@@ -27,7 +27,7 @@
  * The choice: the arrival-aware algorithms (table entries with
  * arrival_aware set) are priced with the simulator under the component's
  * cost model and the estimated offsets, against the balanced choice under
- * the same offsets, by the average elapsed time over ranks (seed 004's
+ * the same offsets, by the average elapsed time over ranks (Proficz's (2018)
  * metric, plus the structural terms of rabred_model_extras of the rank
  * that arrives last: its rounds are not hidden by waiting); one wins only when it saves at
  * least min_gain (a fraction) of the call's balanced price (the saving cannot exceed what the call costs,
@@ -150,7 +150,7 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
  * rank to leave the call, which no price knows: the ranks leave a 4 MiB
  * allreduce on the emulated cluster up to 130 ms apart, and over shared
  * memory, oversubscribed, the exchange took a third of a 256 KiB call
- * (coll_rabred_arrival_exchange_seconds; README, "Pacing the exchange").
+ * (coll_rabred_arrival_exchange_seconds; docs/imbalanced-arrival.md, "Pacing the exchange").
  * So each rank measures its exchange against its call (seconds in the
  * exchange / seconds in the call before it) and sends that ratio with its
  * next gap; every rank then holds the same mean over ranks in e->cost
@@ -188,7 +188,7 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain);
 
 /* An application's hint about arrivals on a communicator (the MPI info
- * key "rabred_arrival", README "Imbalanced arrival"), for when it knows
+ * key "rabred_arrival", docs/imbalanced-arrival.md), for when it knows
  * better than any estimate: rank 0 writes a checkpoint before every step,
  * or the arrivals are random and estimating is wasted. */
 typedef enum {

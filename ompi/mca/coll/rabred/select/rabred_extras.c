@@ -3,7 +3,7 @@
  * select/rabred_model.h): what a call costs beyond the closed forms'
  * alpha, beta and gamma, read off the plans of the ranks on the longest
  * paths.  Each term is a physical effect with its own parameter
- * (README, "The cost model"):
+ * (docs/decision.md, "The cost model"):
  *   sync         every round that moves data (ranks out of step);
  *   rndv         a round with a message above the eager limit (the
  *                handshakes; crossing in a round that sends and receives);

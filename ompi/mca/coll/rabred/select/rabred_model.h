@@ -1,5 +1,5 @@
 /*
- * The cost model behind the built-in decision (seed 000 sec. 2.1 and 3).
+ * The cost model behind the built-in decision (Rabenseifner 2004 sec. 2.1 and 3).
  *
  * A call of n bytes per rank costs, for each algorithm, what its plans cost
  * under alpha (per message), beta (per byte sent) and gamma (per byte
@@ -23,7 +23,7 @@
  * shared: the component keeps one registry (rabred_pricebooks_t), so every
  * communicator of the same size reads the same book, filled once.
  *
- * Arrival-aware algorithms (rabred_alg_t.arrival_aware, seed 004) are not
+ * Arrival-aware algorithms (rabred_alg_t.arrival_aware, Proficz 2018) are not
  * priced: this model assumes every rank arrives at once, where they are no
  * better than the ring, and the decision must not choose them.
  */
@@ -34,7 +34,7 @@
 
 #include "sim/rabred_sim.h"
 
-/* A link's terms in the units its MCA parameters use (README, "The cost
+/* A link's terms in the units its MCA parameters use (docs/decision.md, "The cost
  * model"): microseconds, MB/s (10^6 bytes per second), ratios, bytes. */
 typedef struct {
     double alpha_us;     /* latency of an 8-byte exchange with one peer */

@@ -33,7 +33,7 @@
  * the short/long cut-over in bytes per rank: MPICH's long-standing values
  * (MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE, MPIR_CVAR_REDUCE_SHORT_MSG_SIZE,
  * both 2048 B), the same alpha/beta/gamma comparison of recursive doubling
- * or binomial against halving and doubling (seed 000 sec. 3). */
+ * or binomial against halving and doubling (Rabenseifner 2004 sec. 3). */
 #define RABRED_DEFAULT_SHORT_BYTES 2048
 
 typedef enum {

@@ -9,7 +9,7 @@
  *    same length from the same peer in the same order (MPI's non-overtaking
  *    rule), nothing deadlocks, no round receives into a range it also sends
  *    or receives twice, and the input buffer is never written;
- *  - prices the run with the alpha/beta/gamma model of seed 000 sec. 2.1.
+ *  - prices the run with the alpha/beta/gamma model of Rabenseifner 2004 sec. 2.1.
  *
  * Buffers are stored as runs of elements with the same contributions, so the
  * cost of a simulation depends on p and the plan, not on count: count can
