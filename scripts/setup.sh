@@ -30,7 +30,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { echo "setup: $*"; }
 
 packages=(openmpi-bin libopenmpi-dev autoconf automake libtool libhwloc-dev
-          pkg-config make gcc groff-base)  # groff: the tests check the man pages
+          pkg-config make gcc groff-base python3)  # groff: the man pages; python3: analyze.py
 
 missing=()
 if command -v dpkg-query >/dev/null 2>&1; then

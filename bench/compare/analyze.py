@@ -13,7 +13,8 @@ size and round) and writes into RESULTS_DIR:
                tuned and best rabred variant, time ratios, the bandwidth
                bound and the ratios to it
   results.md   the same as markdown tables, plus the run's metadata
-  time_vs_size_<coll>.png, heatmap_<coll>.png   (when matplotlib imports)
+  time_vs_size_<coll>.png, ratio_<coll>.png, heatmap_<coll>.png
+                                               (when matplotlib imports)
 
 Ratios are times: below 1 rabred:auto is faster.  The bandwidth bound is
 2(p-1)/p * n / B for allreduce (each rank must send and receive that much,
@@ -34,8 +35,8 @@ import statistics
 import sys
 
 FAMILY_TUNED = ('tuned:', 'previous')
-# The two defaults stand out in the plots; the algorithms get tab20 colours.
-MAIN_STYLE = {'rabred:auto': 'black', 'tuned:default': 'tab:red', 'previous': 'tab:red'}
+# Plots: a handful of lines per panel (auto, the profile, the defaults, the
+# best tuned algorithm of each size), bands for the spread of the rounds.
 # Below this the bandwidth bound says nothing (latency dominates).
 BOUND_MIN_BYTES = 65536
 
@@ -323,6 +324,75 @@ def write_markdown(outdir, rows, modes, bw, bw_src, balanced, plots):
         f.write('\n'.join(L))
 
 
+def time_lines(data, rows, coll, p):
+    """The few lines of a time-against-size panel: rabred:auto, rabred:profile
+    (when run), tuned's default and the best coll/tuned algorithm of each
+    size; each point (bytes, median, lowest round, highest round) of the
+    average over ranks, so the band shows the spread of the rounds."""
+    def point(nbytes, variant):
+        d = data.get((coll, p, nbytes, variant))
+        st = stats(d) if d else None
+        return (nbytes, st['avg'], min(d['avg']), max(d['avg'])) if st else None
+
+    cells = sorted((r for r in rows if r['coll'] == coll and r['p'] == p),
+                   key=lambda r: r['bytes'])
+    default = cells[0]['default_name'] if cells else 'tuned:default'
+    lines = []
+    for label, color, style, pick in (
+            ('rabred:auto', 'black', '-', lambda r: 'rabred:auto'),
+            ('rabred:profile', 'tab:blue', '-', lambda r: 'rabred:profile'),
+            (default, 'tab:red', '--', lambda r: r['default_name']),
+            ('best tuned algorithm', 'tab:orange', '--', lambda r: r['best_tuned'])):
+        pts = [pt for pt in (point(r['bytes'], pick(r)) for r in cells) if pt]
+        if pts:
+            lines.append((label, color, style, pts))
+    return lines
+
+
+def finish_grid(fig, axes, ps, ncol):
+    """Blank the unused panels and put one legend for all on the right."""
+    for ax in list(axes.flat)[len(ps):]:
+        ax.axis('off')
+    handles, labels = {}, []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in handles:
+                handles[lab] = h
+                labels.append(lab)
+    fig.legend([handles[lab] for lab in labels], labels, loc='center right', fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1 - 2.4 / (5.0 * ncol + 2.6), 1))
+
+
+def ratio_plot(plt, rows, coll, ps, path):
+    """rabred:auto / best tuned against size, a line per p, with the 1.0 and
+    1.05 lines: where auto loses and by how much, on one axis."""
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    cmap = plt.get_cmap('viridis')
+    for i, p in enumerate(ps):
+        cells = sorted((r for r in rows if r['coll'] == coll and r['p'] == p),
+                       key=lambda r: r['bytes'])
+        ax.plot([r['bytes'] for r in cells], [r['auto_over_best_tuned'] for r in cells], '-o',
+                color=cmap(i / max(1, len(ps) - 1)), lw=1.5, ms=4, label='p = %d' % p)
+    ax.axhline(1.0, color='k', lw=1)
+    ax.axhline(1.05, color='k', lw=1, ls=':', label='1.05')
+    ax.set_xscale('log', base=2)
+    ax.set_yscale('log')
+    lo, hi = ax.get_ylim()
+    ax.set_yticks([t for t in (0.25, 0.33, 0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4)
+                   if lo <= t <= hi])
+    ax.yaxis.set_major_formatter(plt.FormatStrFormatter('%g'))
+    ax.yaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel('bytes per rank')
+    ax.set_ylabel('rabred:auto / best tuned (time)')
+    ax.set_title('MPI_%s: rabred:auto / the best coll/tuned algorithm (< 1: rabred faster)'
+                 % coll.capitalize(), fontsize=10)
+    ax.grid(True, which='both', alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def plot(outdir, data, rows, bw, balanced):
     """time_vs_size_<coll>.png and heatmap_<coll>.png; {} without matplotlib."""
     try:
@@ -341,20 +411,14 @@ def plot(outdir, data, rows, bw, balanced):
         ncol = min(3, len(ps))
         nrow = math.ceil(len(ps) / ncol)
         fig, axes = plt.subplots(nrow, ncol, figsize=(5.0 * ncol + 2.6, 4.0 * nrow), squeeze=False)
-        cmap, colors = plt.get_cmap('tab20'), {}
         for ax, p in zip(axes.flat, ps):
-            variants = sorted({k[3] for k in data if k[0] == coll and k[1] == p})
-            for v in variants:
-                pts = sorted((k[2], stats(d)['avg']) for k, d in data.items()
-                             if k[0] == coll and k[1] == p and k[3] == v and stats(d))
-                if not pts:
-                    continue
-                main = v in MAIN_STYLE
-                color = MAIN_STYLE.get(v) or colors.setdefault(v, cmap(len(colors) % 20))
-                ax.plot([x for x, _ in pts], [y / 1e6 for _, y in pts],
-                        ('-' if v.startswith('rabred') else '--'), color=color,
-                        marker='o' if main else '.', lw=2.6 if main else 1.0,
-                        alpha=1.0 if main else 0.75, label=v, zorder=3 if main else 2)
+            for label, color, style, pts in time_lines(data, rows, coll, p):
+                xs = [x for x, _, _, _ in pts]
+                ax.fill_between(xs, [lo / 1e6 for _, _, lo, _ in pts],
+                                [hi / 1e6 for _, _, _, hi in pts], color=color, alpha=0.18,
+                                lw=0)
+                ax.plot(xs, [y / 1e6 for _, y, _, _ in pts], style, color=color, marker='o',
+                        lw=2.0, label=label)
             if balanced and bw:
                 xs = sorted({r['bytes'] for r in rows if r['coll'] == coll and r['p'] == p
                              and r['bytes'] >= BOUND_MIN_BYTES})
@@ -366,20 +430,15 @@ def plot(outdir, data, rows, bw, balanced):
             ax.set_xlabel('bytes per rank')
             ax.set_ylabel('time (s)')
             ax.grid(True, which='both', alpha=0.3)
-        for ax in list(axes.flat)[len(ps):]:
-            ax.axis('off')
-        handles, labels = {}, []
-        for ax in axes.flat:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                if lab not in handles:
-                    handles[lab] = h
-                    labels.append(lab)
-        fig.legend([handles[lab] for lab in labels], labels, loc='center right', fontsize=8)
-        fig.tight_layout(rect=(0, 0, 1 - 2.4 / (5.0 * ncol + 2.6), 1))
+        finish_grid(fig, axes, ps, ncol)
         name = 'time_vs_size_%s.png' % coll
         fig.savefig(os.path.join(outdir, name), dpi=110)
         plt.close(fig)
         made.setdefault(coll, []).append(name)
+
+        name = 'ratio_%s.png' % coll
+        ratio_plot(plt, rows, coll, ps, os.path.join(outdir, name))
+        made[coll].append(name)
 
         sizes = sorted({r['bytes'] for r in rows if r['coll'] == coll})
         cell = {(r['p'], r['bytes']): r['auto_over_best_tuned'] for r in rows if r['coll'] == coll}
