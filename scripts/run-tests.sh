@@ -148,6 +148,10 @@ run_mpi small-segments-np5 5 "$correctness" --quick --mca coll_rabred_segment_si
 run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
     --mca coll_rabred_allreduce_algorithm rabenseifner
 run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_algorithm ring
+# A negative count with Open MPI's argument checks off: rabred answers
+# MPI_ERR_COUNT itself, before choosing (handed to the component below, the
+# call hangs the next one or crashes).
+run_mpi errors-count-np3 3 test/mpi/test_mpi_errors --count --mca mpi_param_check 0
 # A request that fails inside a round (a truncated receive) gives its own
 # error class, and the communicator works afterwards.
 run_mpi errors-truncate-np3 3 test/mpi/test_mpi_errors --truncate \

@@ -17,10 +17,16 @@
  * the request's own error class, MPI_ERR_TRUNCATE (Open MPI's wait_all
  * reports MPI_ERR_IN_STATUS and leaves the failed request to the caller).
  *
+ * --count: a negative count (INT_MIN, -1) with Open MPI's argument checks
+ * off (run with --mca mpi_param_check 0): rabred must answer MPI_ERR_COUNT
+ * itself, for MPI_Allreduce and MPI_Reduce, before choosing an algorithm;
+ * handed to the component below, such a call hangs the next one.
+ *
  * Exits 0 when every rank got the error it should and the communicator
  * still works afterwards.
  */
 #include <mpi.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +75,44 @@ static int truncated_round(int rank)
     return failures;
 }
 
+/* One negative-count call: MPI_ERR_COUNT, and the buffers untouched. */
+static int negative_count(int rank, int reduce, int count)
+{
+    int in = rank, out = -1;
+    int rc = reduce ? MPI_Reduce(&in, &out, count, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD)
+                    : MPI_Allreduce(&in, &out, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    int eclass = MPI_SUCCESS;
+    MPI_Error_class(rc, &eclass);
+    if (MPI_ERR_COUNT != eclass || -1 != out) {
+        fprintf(stderr, "rank %d: %s count %d: want MPI_ERR_COUNT (%d), got class %d, out=%d\n",
+                rank, reduce ? "MPI_Reduce" : "MPI_Allreduce", count, MPI_ERR_COUNT, eclass,
+                out);
+        return 1;
+    }
+    return 0;
+}
+
+static int negative_counts(int rank, int size)
+{
+    int failures = 0, counts[] = {INT_MIN, -1};
+    for (int k = 0; k < 2; k++) {
+        for (int reduce = 0; reduce < 2; reduce++) {
+            failures += negative_count(rank, reduce, counts[k]);
+        }
+    }
+    int in = rank, out = -1; /* the communicator still works, nothing hangs */
+    int rc = MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (MPI_SUCCESS != rc || out != size * (size - 1) / 2) {
+        fprintf(stderr, "rank %d: allreduce after the errors: rc=%d out=%d\n", rank, rc, out);
+        failures++;
+    }
+    if (0 == rank) {
+        printf("test_mpi_errors --count p=%d: MPI_ERR_COUNT for counts INT_MIN and -1, %s\n",
+               size, failures ? "FAILED" : "ok");
+    }
+    return failures;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -78,6 +122,11 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (argc > 1 && 0 == strcmp(argv[1], "--truncate")) {
         failures = size >= 2 ? truncated_round(rank) : 1;
+        MPI_Finalize();
+        return failures ? 1 : 0;
+    }
+    if (argc > 1 && 0 == strcmp(argv[1], "--count")) {
+        failures = negative_counts(rank, size);
         MPI_Finalize();
         return failures ? 1 : 0;
     }
