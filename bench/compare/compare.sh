@@ -233,15 +233,13 @@ bench_args=(-s "$sizes" -r "$repeats" -t "$target_ms" --skip-factor "$skip_facto
 [ -n "$late_rank" ] && bench_args+=(--late-rank "$late_rank")
 [ -n "$variants" ] && bench_args+=(--variants "$variants")
 [ "$profile" != none ] && bench_args+=(--profile "$(realpath "$profile")")
-# The parameter file's `name = value` lines as mpirun --mca options (naming
-# the file through mca_base_param_files would replace Open MPI's own list).
+# The parameter file's `name = value` lines as mpirun --mca options.
+# shellcheck source=bench/compare/param-args.sh
+. "$here/param-args.sh"
 param_args=()
 if [ "$params" != none ]; then
     [ -r "$params" ] || die "cannot read --params $params"
-    while IFS=' =' read -r pname pvalue; do
-        case $pname in ''|'#'*) continue ;; esac
-        param_args+=(--mca "$pname" "$pvalue")
-    done <"$params"
+    param_args_from "$params"
 fi
 
 # The link bandwidth B of the bound 2(p-1)/p n/B: measured once, MPI one-way

@@ -56,13 +56,12 @@ if [ "$params" = calibrate ]; then
     run "$top/tools/rabred-calibrate" --out "$out/raw" 2>/dev/null
     params=$out/raw/rabred-calibration.conf
 fi
+# shellcheck source=bench/compare/param-args.sh
+. "$top/bench/compare/param-args.sh"
 param_args=()
 if [ "$params" != none ]; then
     [ -r "$params" ] || die "cannot read --params $params"
-    while IFS=' =' read -r pname pvalue; do
-        case $pname in ''|'#'*) continue ;; esac
-        param_args+=(--mca "$pname" "$pvalue")
-    done <"$params"
+    param_args_from "$params"
 fi
 {
     echo "command: bench/shm/compare-shm.sh $orig_args"
