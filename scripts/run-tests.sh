@@ -1,21 +1,24 @@
 #!/bin/bash
-# Build rabred and run every test: the unit tests (no MPI) through
-# `make check`, the MPI correctness test under mpirun for many process
-# counts, and a check that ompi_info documents the component's parameters.
+# Build rabred and run its tests.  Every check writes its output to
+# test-logs/<check>.log; a failing check's log is printed.  The last line is
+# "N passed, M failed"; the exit status is non-zero when M > 0.
 #
-# Every check writes its output to test-logs/<check>.log; a failing check's
-# log is printed.  The last line is "N passed, M failed"; the exit status is
-# non-zero when M > 0.
-#
-# Then the same source is built and tested against Open MPI 5.0 inside a
-# Debian 13 root file system (scripts/ompi5.sh), with --ompi5: the unit
-# tests, the MPI correctness test at p = 1..9 and 16, the rules-file and
-# settings-agreement checks, rabred-tune, rabred-plan and ompi_info.  The
-# last line counts the checks of both versions.
-#
-#   scripts/run-tests.sh           everything (Open MPI 4.1 here, then 5.0)
-#   scripts/run-tests.sh --ompi5   the 5.0 subset, against the Open MPI on
-#                                  PATH (what scripts/ompi5.sh runs inside)
+#   scripts/run-tests.sh           the default set, under 15 minutes on two
+#                                  cores: the unit tests (`make check`: the
+#                                  simulator's sweeps over every p up to 256
+#                                  and a sample up to 1024), the MPI tests
+#                                  under mpirun for many process counts,
+#                                  rules files, the tools, ompi_info
+#   scripts/run-tests.sh --long    the long target: the simulator's sweeps
+#                                  over every p up to 1024 (`make
+#                                  check-long`), `make distcheck`, and the
+#                                  default set against Open MPI 5.0 inside a
+#                                  Debian 13 root file system
+#                                  (scripts/ompi5.sh); about 30 minutes
+#   scripts/run-tests.sh --all     both: every test (what CI runs)
+#   scripts/run-tests.sh --ompi5   the default set's 5.0 subset, against the
+#                                  Open MPI on PATH (what scripts/ompi5.sh
+#                                  runs inside the root file system)
 #
 # Environment:
 #   RABRED_NP_LIST    process counts for the MPI test (default below)
@@ -26,12 +29,18 @@
 #                     cannot run otherwise
 set -uo pipefail
 
-mode=full
-if [ "${1:-}" = --ompi5 ]; then
-    mode=ompi5
-    shift
-fi
+mode=full # full: this Open MPI (4.1 here); ompi5: the subset run inside 5.0
+parts=default
+case ${1:-} in
+    --ompi5) mode=ompi5; shift ;;
+    --long) parts=long; shift ;;
+    --all) parts=all; shift ;;
+    "") ;;
+    *) echo "usage: $0 [--long | --all | --ompi5]" >&2; exit 2 ;;
+esac
 full() { [ "$mode" = full ]; }
+default_part() { [ "$parts" != long ]; }
+long_part() { [ "$parts" != default ]; }
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 top=$PWD
@@ -80,6 +89,9 @@ if make -j2 check TESTS= >"$logs/build-tests.log" 2>&1; then
 else
     fail build-tests "$logs/build-tests.log"
 fi
+
+# The default set: steps 3 to 6.
+default_checks() {
 
 # 3. Unit tests through the automake harness; each test program is one
 #    check, read from its .trs result file, its output in its .log file.
@@ -278,6 +290,51 @@ for f in rules.txt rules-tuned.txt; do
         fail "$name-loaded" "$logs/$name.log"
     fi
 done
+# Several communicator sizes in one run: 4 ranks measure p = 2, 3 and 4
+# (given out of order).  rules.txt's comm_size ranges must run from 2 to 4
+# in ascending order without a gap or overlap (sizes whose rules agree
+# merge), speedup.md must hold a section per size with each time's range
+# of rounds, and rabred must load both files and follow rules.txt at p = 3.
+multi_dir=$logs/tune-multi
+RABRED_COLL=rabred,tuned,basic,libnbc run_mpi tune-comm-sizes-np4 4 tools/rabred-tune --quick \
+    --coll allreduce --max-sizes 2 --comm-sizes 4,2,3 --out "$multi_dir"
+multi_log=$logs/tune-comm-sizes-ranges.log
+awk '/^allreduce/ {
+        lo = ""; hi = ""
+        for (i = 2; i <= NF; i++) {
+            if ($i ~ /^comm_size=/) { lo = substr($i, 11); hi = lo }
+            else if ($i ~ /^comm_size>=/) lo = substr($i, 12)
+            else if ($i ~ /^comm_size<=/) hi = substr($i, 12)
+        }
+        if (lo "-" hi != last) { n++; L[n] = lo; H[n] = hi; last = lo "-" hi }
+     }
+     END {
+        ok = n > 0 && L[1] == 2 && H[n] == 4
+        for (i = 1; i <= n; i++) {
+            ok = ok && H[i] != "" && H[i] + 0 >= L[i] + 0 && (i == 1 || L[i] == H[i - 1] + 1)
+            printf "%s-%s ", L[i], H[i]
+        }
+        print ok ? "contiguous 2..4" : "NOT contiguous 2..4"
+     }' "$multi_dir/rules.txt" >"$multi_log" 2>&1
+cat "$multi_dir/rules.txt" >>"$multi_log" 2>&1
+if grep -q "^[0-9 -]*contiguous 2..4$" "$multi_log" &&
+   [ "$(grep -c '^## MPI_Allreduce, p = [234]$' "$multi_dir/speedup.md" 2>/dev/null)" = 3 ] &&
+   grep -q '| [0-9.]* ([0-9.]*-[0-9.]*) |' "$multi_dir/speedup.md"; then
+    pass tune-comm-sizes-ranges
+else
+    cat "$multi_dir/speedup.md" >>"$multi_log" 2>&1
+    fail tune-comm-sizes-ranges "$multi_log"
+fi
+run_mpi tune-comm-sizes-followed-np3 3 "$bench" -r 1 -t 1 -m 64 \
+    --mca coll_rabred_rules_file "$multi_dir/rules.txt" --mca coll_rabred_verbose 2
+if grep -q "rules file $multi_dir/rules.txt: [0-9]* rules loaded" \
+       "$logs/tune-comm-sizes-followed-np3.log" &&
+   grep -q "coll:rabred: allreduce p=3 .*why=rule ($multi_dir/rules.txt:[0-9]*)" \
+       "$logs/tune-comm-sizes-followed-np3.log"; then
+    pass tune-comm-sizes-followed
+else
+    fail tune-comm-sizes-followed "$logs/tune-comm-sizes-followed-np3.log"
+fi
 
 # rabred-calibrate on 5 ranks of this machine (the intra-node link and
 # every round term) writes an MCA parameter file and its summary; Open MPI
@@ -467,7 +524,32 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
     fi
 done
 
-# 7. The same source against Open MPI 5.0 (scripts/ompi5.sh: a Debian 13
+} # default_checks
+
+# The long target: steps 7 to 9.
+# 7. The simulator's sweeps over every p up to 1024 (make check-long): each
+#    sweep program is one check, as in step 3.
+long_sweeps() {
+    echo "== long sweeps (make check-long)"
+    make -j2 check-long >"$logs/check-long.log" 2>&1
+    local t name
+    for t in $(make -s --no-print-directory print-sweep-tests); do
+        name=long-$(basename "$t")
+        if [ -f "$t.log" ]; then
+            cp "$t.log" "$logs/$name.log"
+        else
+            cp "$logs/check-long.log" "$logs/$name.log"
+        fi
+        if [ -f "$t.trs" ] && grep -q '^:test-result: PASS' "$t.trs" &&
+               grep -q 'every p:' "$logs/$name.log"; then
+            pass "$name"
+        else
+            fail "$name" "$logs/$name.log"
+        fi
+    done
+}
+
+# 8. The same source against Open MPI 5.0 (scripts/ompi5.sh: a Debian 13
 #    root file system, built once and reused while current).  Its checks
 #    count here as ompi5/NAME; its logs land in test-logs/ompi5/.
 ompi5_checks() {
@@ -494,20 +576,25 @@ ompi5_checks() {
         echo "----- end of $log -----"
     fi
 }
-# 8. The release tarball: `make distcheck` unpacks `make dist`'s tarball,
-#    builds it in a separate directory, runs its unit tests, installs it
-#    under a temporary prefix (tools, man pages, the component) and
-#    uninstalls it cleanly.
-if full; then
+# 9. The release tarball: `make distcheck` unpacks `make dist`'s tarball,
+#    builds it in a separate directory, runs its unit tests (the default
+#    sweeps), installs it under a temporary prefix (tools, man pages, the
+#    component) and uninstalls it cleanly.
+distcheck() {
     echo "== make distcheck"
     if make distcheck >"$logs/distcheck.log" 2>&1; then
         pass distcheck
     else
         fail distcheck "$logs/distcheck.log"
     fi
-fi
+}
 
-if full; then
+if default_part; then
+    default_checks
+fi
+if long_part && full; then
+    long_sweeps
+    distcheck
     if [ "${RABRED_OMPI5:-1}" = 0 ]; then
         echo "== Open MPI 5.0: not run (RABRED_OMPI5=0)"
     else

@@ -9,6 +9,8 @@
 #define RABRED_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define RABRED_TEST_MAX_REPORTS 50
 
@@ -33,6 +35,39 @@ static long rabred_test_passed, rabred_test_failed;
             }                                                                \
         }                                                                    \
     } while (0)
+
+/* Which p the simulator sweeps visit.  `make check` (the default test
+ * command) proves every p up to 256 and a sample above it: each power of
+ * two with its neighbours, the multiples of 97 and 1000 (odd factors,
+ * non-powers of two with large remainders).  RABRED_TEST_SWEEP=full
+ * (`make check-long`, scripts/run-tests.sh --long) proves every p up to
+ * 1024: about 15 CPU minutes, as the O(p)-round plans cost O(p^2)
+ * messages per p. */
+#define RABRED_TEST_EVERY_P 256
+
+static inline int rabred_test_full_sweep(void)
+{
+    const char *sweep = getenv("RABRED_TEST_SWEEP");
+    return NULL != sweep && 0 == strcmp(sweep, "full");
+}
+
+static inline int rabred_test_sweeps_p(int p)
+{
+    if (p <= RABRED_TEST_EVERY_P || rabred_test_full_sweep()) {
+        return 1;
+    }
+    int pof2 = 1;
+    while (pof2 * 2 <= p) {
+        pof2 *= 2;
+    }
+    return p == pof2 || p == pof2 - 1 || p == pof2 + 1 || p == 2 * pof2 - 1 || p % 97 == 0 ||
+           p == 1000;
+}
+
+static inline const char *rabred_test_sweep_name(void)
+{
+    return rabred_test_full_sweep() ? "every p" : "sampled p";
+}
 
 static inline int rabred_test_summary(const char *name)
 {

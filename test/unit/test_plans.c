@@ -1,6 +1,7 @@
 /*
  * Every algorithm's plans through the simulator (no MPI):
- *  - correctness for every p in 1..1024, counts 0, 1, p'-1, p', odd and
+ *  - correctness for every p in 1..1024 (a sample above 256 unless
+ *    RABRED_TEST_SWEEP=full: rabred_test_sweeps_p), counts 0, 1, p'-1, p', odd and
  *    large (beyond 2^32 elements), commutative and not (rank order), in
  *    place and not, and for reduce the roots of the MPICH reduce patch's three cases;
  *  - cost (built with RABRED_TEST_COSTS): the simulated alpha, beta and
@@ -203,7 +204,7 @@ static void test_correctness(void)
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             for (int p = 1; p <= 1024; p++) {
-                int level = p_level(alg, p);
+                int level = rabred_test_sweeps_p(p) ? p_level(alg, p) : 0;
                 if (level > 0) {
                     sweep_p(alg, p, roots, level);
                 }
@@ -906,6 +907,9 @@ static void test_costs(void)
              * p^2 in all: p = 2..1024 would take an hour, 2..160 seconds */
             int max_p = 0 == strcmp(alg->name, "prereduced_scatter") ? 160 : 1024;
             for (int p = 2; p <= max_p; p++) {
+                if (!rabred_test_sweeps_p(p)) {
+                    continue;
+                }
                 /* roots 3 and p - 1 by turns, so binary blocks sees roots in
                  * and outside its largest block, with either kind of op */
                 int root = RABRED_COLL_REDUCE != coll ? -1 : (p / 2) % 2 ? p - 1 : 3 % p;
@@ -947,6 +951,9 @@ static void test_pipeline_costs(void)
     const int nseg = 16;
     const int64_t seg = ((int64_t)1 << 20) / nseg;
     for (int p = 2; p <= 1024 && NULL != pipe; p++) {
+        if (!rabred_test_sweeps_p(p)) {
+            continue;
+        }
         int inside = p % 2 ? p / 3 : 2 * p / 3;
         int calls[3][2] = {{0, 1}, {p - 1, 0}, {inside, 0}}; /* root, commutative */
         for (int c = 0; c < (p >= 3 ? 3 : 2); c++) {
@@ -967,16 +974,16 @@ static void test_pipeline_costs(void)
 
 int main(void)
 {
-    const char *name = COLL_END - COLL_FIRST == 1 ? rabred_coll_name(COLL_FIRST) : "test_plans";
+    const char *coll = COLL_END - COLL_FIRST == 1 ? rabred_coll_name(COLL_FIRST) : "test_plans";
+    char name[64];
 #ifdef RABRED_TEST_COSTS
-    char costs[32];
-    snprintf(costs, sizeof(costs), "%s costs", name);
-    name = costs;
+    snprintf(name, sizeof(name), "%s costs, %s", coll, rabred_test_sweep_name());
     test_costs();
     if (RABRED_COLL_REDUCE == COLL_END - 1) {
         test_pipeline_costs();
     }
 #else
+    snprintf(name, sizeof(name), "%s plans, %s", coll, rabred_test_sweep_name());
     test_table();
     test_simulator_catches_broken_plans();
     if (RABRED_COLL_ALLREDUCE == COLL_FIRST) {
