@@ -91,7 +91,8 @@ enum {
     MAX_POINTS = 64,   /* measured sizes per collective: every power of two fits */
     MAX_REPEATS = 101,
     MAX_TRIES = 48,    /* segment sizes measured at one size */
-    MAX_SEGS = 64      /* candidate segment sizes at one size */
+    MAX_SEGS = 64,     /* candidate segment sizes at one size */
+    MAX_COMM_SIZES = 32 /* communicator sizes per run */
 };
 
 /* Iterations per timed round: at least one call, at most 10^6 so an absurd
@@ -111,6 +112,8 @@ typedef struct {
     int64_t min_bytes, max_bytes;
     int repeats, coarse, max_sizes, noncommutative, quiet, quick, help;
     double target_s, margin;
+    int comm_sizes[MAX_COMM_SIZES]; /* ascending; none given: the whole job */
+    int ncomm_sizes, packed;        /* packed: the first ranks, not spread over nodes */
 } options_t;
 
 /* One enum item of the algorithm cvar. */
@@ -136,6 +139,7 @@ typedef struct {
     int64_t bytes;
     int refined;               /* measured by bisection, not on the coarse grid */
     double us[MAX_ALGS];       /* median microseconds per call; < 0 not measured */
+    double lo[MAX_ALGS], hi[MAX_ALGS]; /* fastest and slowest round */
     const char *skip[MAX_ALGS]; /* why not measured */
     int64_t seg[MAX_ALGS];     /* segment bytes found by the search; 0 none */
     seg_try_t tries[MAX_TRIES];
@@ -155,8 +159,27 @@ typedef struct {
     int chosen[MAX_POINTS], chosen_tuned[MAX_POINTS];
 } coll_state_t;
 
+/* One communicator size measured: its ranks, where they sit, and the
+ * communicator sizes its rules serve. */
+typedef struct {
+    int size, nodes, ppn_min, ppn_max;
+    int comm_min, comm_max, comm_max_classic;
+    coll_state_t *colls[RABRED_NCOLLS]; /* NULL: not measured */
+} comm_run_t;
+
+typedef struct {
+    comm_run_t runs[MAX_COMM_SIZES]; /* ascending sizes */
+    int nruns;
+    rabred_coll_t colls[RABRED_NCOLLS];
+    int ncolls;
+} report_t;
+
 static struct {
-    int rank, size;
+    MPI_Comm comm;            /* the communicator being measured */
+    int rank, size;           /* in it */
+    int world_rank, world_size;
+    int *node_of, *local_of;  /* each world rank's node (0 = rank 0's) and index on it */
+    int nodes;
     options_t opt;
     double *sbuf, *rbuf;
     double *gathered;         /* p values gathered to rank 0 */
@@ -270,6 +293,11 @@ static void usage(FILE *f)
         "                    (rules then say commutative=no)\n"
         "  --quick           CI preset: --max-bytes 256K --coarse 32 --repeats 3\n"
         "                    --target-ms 2 --max-sizes 6 (explicit options win)\n"
+        "  --comm-sizes L    communicator sizes to measure, each in 2..ranks, e.g.\n"
+        "                    4,8,16, or pow2 (2, 4, 8, ... and all ranks); the\n"
+        "                    rules of a size serve it up to the next     [all ranks]\n"
+        "  --placement P     spread: a size's ranks come evenly from every node\n"
+        "                    (rank 0's first); packed: the first ranks  [spread]\n"
         "  --quiet           no progress on stderr\n"
         "  -h, --help        this text\n"
         "  --version         print the version\n"
@@ -334,7 +362,7 @@ static int parse_size(const char *flag, const char *s, int64_t *out)
 
 enum {
     O_OUT, O_COLL, O_MIN, O_MAX, O_COARSE, O_MAXSIZES, O_REPEATS, O_TARGET, O_MARGIN,
-    O_NONCOMM, O_QUICK, O_QUIET, O_HELP, O_VERSION
+    O_NONCOMM, O_QUICK, O_QUIET, O_HELP, O_VERSION, O_COMM_SIZES, O_PLACEMENT
 };
 
 static const struct {
@@ -348,7 +376,52 @@ static const struct {
     {"--margin", NULL, O_MARGIN, 1},     {"--noncommutative", NULL, O_NONCOMM, 0},
     {"--quick", NULL, O_QUICK, 0},       {"--quiet", NULL, O_QUIET, 0},
     {"--help", "-h", O_HELP, 0},         {"--version", NULL, O_VERSION, 0},
+    {"--comm-sizes", NULL, O_COMM_SIZES, 1}, {"--placement", NULL, O_PLACEMENT, 1},
 };
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* "4,8,16" or "pow2" (2, 4, 8, ... and the job's size): communicator sizes
+ * from 2 up to the job's size, sorted, each once. */
+static int parse_comm_sizes(const char *v, options_t *o)
+{
+    int n = 0, list = 0 != strcmp(v, "pow2");
+    if (!list) {
+        for (int q = 2; q < g.world_size && n < MAX_COMM_SIZES - 1; q *= 2) {
+            o->comm_sizes[n++] = q;
+        }
+        o->comm_sizes[n++] = g.world_size;
+    }
+    for (const char *s = v; list;) {
+        char *end;
+        errno = 0;
+        long q = strtol(s, &end, 10);
+        if (end == s || 0 != errno || q < 2 || q > g.world_size || (',' != *end && '\0' != *end)) {
+            return usage_error("--comm-sizes: expected sizes in 2..%d (the job's ranks) separated "
+                               "by commas, or pow2; got '%s'", g.world_size, v);
+        }
+        if (n >= MAX_COMM_SIZES) {
+            return usage_error("--comm-sizes: at most %d sizes", MAX_COMM_SIZES);
+        }
+        o->comm_sizes[n++] = (int)q;
+        if ('\0' == *end) {
+            break;
+        }
+        s = end + 1;
+    }
+    qsort(o->comm_sizes, (size_t)n, sizeof(int), cmp_int);
+    o->ncomm_sizes = 0;
+    for (int i = 0; i < n; i++) {
+        if (0 == i || o->comm_sizes[i] != o->comm_sizes[i - 1]) {
+            o->comm_sizes[o->ncomm_sizes++] = o->comm_sizes[i];
+        }
+    }
+    return 0;
+}
 
 static int apply_option(options_t *o, int id, const char *flag, const char *v)
 {
@@ -386,6 +459,13 @@ static int apply_option(options_t *o, int id, const char *flag, const char *v)
     case O_QUIET: o->quiet = 1; break;
     case O_HELP: o->help = 1; break;
     case O_VERSION: o->help = 2; break; /* help 2: the version */
+    case O_COMM_SIZES: rc = parse_comm_sizes(v, o); break;
+    case O_PLACEMENT:
+        if (0 != strcmp(v, "spread") && 0 != strcmp(v, "packed")) {
+            return usage_error("--placement: expected spread or packed, got '%s'", v);
+        }
+        o->packed = 0 == strcmp(v, "packed");
+        break;
     }
     return rc;
 }
@@ -411,7 +491,7 @@ static int find_option(const char *arg, const char **eq_value)
 static int parse_args(int argc, char **argv, options_t *o)
 {
     const options_t defaults = {NULL, {1, 1}, ELEM, DEFAULT_MAX_BYTES, 7, 8, 0, 0, 0, 0, 0,
-                                0.020, 0.03};
+                                0.020, 0.03, {0}, 0, 0};
     *o = defaults;
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 1; i < argc; i++) {
@@ -451,6 +531,9 @@ static int parse_args(int argc, char **argv, options_t *o)
     if (NULL == o->out_dir) {
         return usage_error("--out DIR is required (where rules.txt, rules-tuned.txt and "
                            "speedup.md go)");
+    }
+    if (0 == o->ncomm_sizes) {
+        o->comm_sizes[o->ncomm_sizes++] = g.world_size;
     }
     if (o->min_bytes > o->max_bytes) {
         return usage_error("--min-bytes (%lld) is larger than --max-bytes (%lld)",
@@ -639,9 +722,9 @@ static void noncommutative_sum(void *in, void *inout, int *len, MPI_Datatype *dt
 static int run_coll(const coll_state_t *c, int count)
 {
     if (RABRED_COLL_ALLREDUCE == c->coll) {
-        return MPI_Allreduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, MPI_COMM_WORLD);
+        return MPI_Allreduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, g.comm);
     }
-    return MPI_Reduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, 0, MPI_COMM_WORLD);
+    return MPI_Reduce(g.sbuf, g.rbuf, count, MPI_DOUBLE, g.op, 0, g.comm);
 }
 
 /* Input rank + i: the sum over ranks is p*i + p(p-1)/2, an integer below
@@ -658,13 +741,13 @@ static int all_true(int mine)
 {
     double flag = mine ? 1.0 : 0.0;
     int all = 1;
-    MPI_Gather(&flag, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&flag, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, g.comm);
     if (0 == g.rank) {
         for (int r = 0; r < g.size; r++) {
             all &= 0.0 != g.gathered[r];
         }
     }
-    MPI_Bcast(&all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&all, 1, MPI_INT, 0, g.comm);
     return all;
 }
 
@@ -724,14 +807,14 @@ static void select_variant(const coll_state_t *c, const variant_t *v)
     if (g.have_seg_cvar) {
         cvar_write(&g.seg_cvar, (int)v->seg, "coll_rabred_segment_size");
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(g.comm);
 }
 
 /* Seconds per call of the slowest rank, on rank 0 (0 elsewhere). */
 static double time_calls(const coll_state_t *c, int count, int iters)
 {
     double max = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(g.comm);
     double t0 = MPI_Wtime();
     for (int i = 0; i < iters; i++) {
         if (MPI_SUCCESS != run_coll(c, count)) {
@@ -739,7 +822,7 @@ static double time_calls(const coll_state_t *c, int count, int iters)
         }
     }
     double t = (MPI_Wtime() - t0) / iters;
-    MPI_Gather(&t, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&t, 1, MPI_DOUBLE, g.gathered, 1, MPI_DOUBLE, 0, g.comm);
     for (int r = 0; 0 == g.rank && r < g.size; r++) {
         max = g.gathered[r] > max ? g.gathered[r] : max;
     }
@@ -762,7 +845,7 @@ static int calibrate(const coll_state_t *c, int count)
                 state[1] = want < 1 ? 1 : want > MAX_ITERS ? MAX_ITERS : (int)want;
             }
         }
-        MPI_Bcast(state, 2, MPI_INT, 0, MPI_COMM_WORLD);
+        MPI_Bcast(state, 2, MPI_INT, 0, g.comm);
     }
     return state[1];
 }
@@ -771,8 +854,10 @@ static int calibrate(const coll_state_t *c, int count)
  * timed in `repeats` interleaved rounds; round r starts at variant r, so no
  * variant always runs first (right after the switch).  us[k] gets rank 0's
  * median in microseconds per call (broadcast: every rank holds the same
- * bits), or -1 when rabred did not serve the variant with its algorithm. */
-static void measure(const coll_state_t *c, int count, const variant_t *v, int nv, double *us)
+ * bits), or -1 when rabred did not serve the variant with its algorithm;
+ * lo[k] and hi[k] (when not NULL) the fastest and the slowest round. */
+static void measure(const coll_state_t *c, int count, const variant_t *v, int nv, double *us,
+                    double *lo, double *hi)
 {
     static double samples[MAX_ALGS][MAX_REPEATS];
     int iters[MAX_ALGS], served[MAX_ALGS];
@@ -790,10 +875,28 @@ static void measure(const coll_state_t *c, int count, const variant_t *v, int nv
             }
         }
     }
+    double stats[3][MAX_ALGS];
     for (int k = 0; k < nv; k++) {
-        us[k] = served[k] && 0 == g.rank ? 1e6 * median(samples[k], g.opt.repeats) : -1.0;
+        int ok = served[k] && 0 == g.rank;
+        stats[0][k] = ok ? 1e6 * median(samples[k], g.opt.repeats) : -1.0;
+        /* median() sorted the samples */
+        stats[1][k] = ok ? 1e6 * samples[k][0] : -1.0;
+        stats[2][k] = ok ? 1e6 * samples[k][g.opt.repeats - 1] : -1.0;
     }
-    MPI_Bcast(us, nv, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(stats, 3 * MAX_ALGS, MPI_DOUBLE, 0, g.comm);
+    for (int k = 0; k < nv; k++) {
+        us[k] = stats[0][k];
+        if (NULL != lo) {
+            lo[k] = stats[1][k];
+            hi[k] = stats[2][k];
+        }
+    }
+}
+
+/* The spread of a measurement's rounds, (slowest - fastest) / median. */
+static double spread(const point_t *pt, int k)
+{
+    return pt->us[k] > 0 ? (pt->hi[k] - pt->lo[k]) / pt->us[k] : 0.0;
 }
 
 /* ---- progress ---------------------------------------------------------- */
@@ -824,8 +927,8 @@ static void progress_status(const coll_state_t *c, int64_t bytes, const char *wh
     }
     bar[width] = '\0';
     double eta = eta_s();
-    fprintf(stderr, "\r\033[K[%s] %d/%d  %s %s: %s  %.0f s, ETA %s%.0f s", bar, g.done,
-            g.planned, rabred_coll_name(c->coll), fmt_bytes(bytes, b, sizeof(b)), what,
+    fprintf(stderr, "\r\033[K[%s] %d/%d  p=%d %s %s: %s  %.0f s, ETA %s%.0f s", bar, g.done,
+            g.planned, g.size, rabred_coll_name(c->coll), fmt_bytes(bytes, b, sizeof(b)), what,
             MPI_Wtime() - g.t_start, eta < 0 ? "?" : "", eta < 0 ? 0.0 : eta);
     fflush(stderr);
 }
@@ -842,11 +945,12 @@ static void progress_done(const coll_state_t *c, const point_t *pt, int best)
         return;
     }
     double tuned = pt->us[c->prev];
-    fprintf(stderr, PROG ": [%d/%d] %s %s%s: fastest %s %.2f us, %s %.2f us (%.2fx), %.0f s, "
-                    "ETA %.0f s\n",
-            g.done, g.planned, rabred_coll_name(c->coll), fmt_bytes(pt->bytes, b, sizeof(b)),
+    fprintf(stderr, PROG ": [%d/%d] p=%d %s %s%s: fastest %s %.2f us (±%.0f%%), %s %.2f us "
+                    "(%.2fx), %.0f s, ETA %.0f s\n",
+            g.done, g.planned, g.size, rabred_coll_name(c->coll), fmt_bytes(pt->bytes, b, sizeof(b)),
             pt->refined ? " (bisection)" : "", best >= 0 ? c->a[best].name : "-",
-            best >= 0 ? pt->us[best] : 0.0, g.prev_is_tuned ? "tuned default" : "previous", tuned,
+            best >= 0 ? pt->us[best] : 0.0, best >= 0 ? 50 * spread(pt, best) : 0.0,
+            g.prev_is_tuned ? "tuned default" : "previous", tuned,
             best >= 0 && pt->us[best] > 0 ? tuned / pt->us[best] : 0.0,
             MPI_Wtime() - g.t_start, eta_s() > 0 ? eta_s() : 0.0);
 }
@@ -941,7 +1045,7 @@ static void measure_segs(const coll_state_t *c, point_t *pt, int k, int count,
     for (int i = 0; i < n; i++) {
         v[i] = (variant_t){k, segs[idx[i]]};
     }
-    measure(c, count, v, n, us);
+    measure(c, count, v, n, us, NULL, NULL);
     for (int i = 0; i < n; i++) {
         record_try(pt, k, segs[idx[i]], us[i]);
     }
@@ -1024,10 +1128,12 @@ static int64_t start_seg(const coll_state_t *c, int64_t bytes, int k)
  * at the start segment size; fills pt->us. */
 static void measure_all(coll_state_t *c, point_t *pt, int count, const variant_t *v, int nv)
 {
-    double us[MAX_ALGS];
-    measure(c, count, v, nv, us);
+    double us[MAX_ALGS], lo[MAX_ALGS], hi[MAX_ALGS];
+    measure(c, count, v, nv, us, lo, hi);
     for (int i = 0; i < nv; i++) {
         pt->us[v[i].alg] = us[i];
+        pt->lo[v[i].alg] = lo[i];
+        pt->hi[v[i].alg] = hi[i];
         pt->skip[v[i].alg] = us[i] < 0 ? "rabred fell back to another algorithm" : NULL;
     }
 }
@@ -1174,14 +1280,16 @@ static void tune_coll(coll_state_t *c)
 
 /* ---- rules ------------------------------------------------------------- */
 
-/* Appends one collective's rules: each measured size's choice holds from
- * that size up to the next measured one (the first from 0, the last without
- * bound: tuned's own reading of its msg-size entries); neighbours with the
- * same algorithm and segment size merge.  Named rules: comm_size=P exactly,
- * commutative as measured.  Classic rules: from P up (tuned's comm-size
- * reading) and no commutativity condition (tuned's format has none). */
-static int add_rules(const coll_state_t *c, const int *chosen, int classic, rabred_rules_t *r,
-                     int cap)
+/* Appends one collective's rules for one communicator size: each measured
+ * message size's choice holds from that size up to the next measured one
+ * (the first from 0, the last without bound: tuned's own reading of its
+ * msg-size entries); neighbours with the same algorithm and segment size
+ * merge.  Named rules: the run's communicator sizes, commutative as
+ * measured.  Classic rules: from the run's size up to the next measured
+ * size, the last without bound (tuned's comm-size reading), and no
+ * commutativity condition (tuned's format has none). */
+static int add_rules(const comm_run_t *run, const coll_state_t *c, const int *chosen,
+                     int classic, rabred_rules_t *r, int cap)
 {
     for (int i = 0; i < c->npts; i++) {
         int k = chosen[i] >= 0 ? chosen[i] : c->prev;
@@ -1197,7 +1305,7 @@ static int add_rules(const coll_state_t *c, const int *chosen, int classic, rabr
         if (i > 0 && NULL != last) {
             last->msg_max = c->pts[i].bytes - 1;
         }
-        rabred_rule_t rule = {c->coll, g.size, classic ? INT_MAX : g.size,
+        rabred_rule_t rule = {c->coll, run->comm_min, classic ? run->comm_max_classic : run->comm_max,
                               0 == i ? 0 : c->pts[i].bytes, INT64_MAX,
                               classic ? -1 : !g.opt.noncommutative, id, seg, 0};
         r->rules[r->n++] = rule;
@@ -1216,7 +1324,14 @@ static void header_common(FILE *f, const char *prefix)
     if (NULL != nl) {
         *nl = '\0';
     }
-    fprintf(f, "%sWritten by " PROG " on %s, p = %d, %s\n", prefix, when, g.size, lib);
+    fprintf(f, "%sWritten by " PROG " on %s, %s\n", prefix, when, lib);
+    fprintf(f, "%sjob: %d ranks on %d node%s; measured communicator sizes:", prefix,
+            g.world_size, g.nodes, 1 == g.nodes ? "" : "s");
+    for (int i = 0; i < g.opt.ncomm_sizes; i++) {
+        fprintf(f, "%s %d", i ? "," : "", g.opt.comm_sizes[i]);
+    }
+    fprintf(f, " (ranks %s)\n", g.opt.packed ? "packed: the first ranks of the job"
+                                             : "spread evenly over the nodes");
     fprintf(f, "%scommand: %s\n", prefix, g.cmdline);
     fprintf(f, "%scoll components: %s; \"previous\" = the component below rabred%s\n", prefix,
             g.coll_list[0] ? g.coll_list : "(not set: Open MPI's default selection)",
@@ -1252,21 +1367,50 @@ static int write_file(const char *name, int (*body)(FILE *, void *), void *ctx)
     return 0;
 }
 
-typedef struct {
-    coll_state_t *colls[RABRED_NCOLLS];
-    int n;
-} report_t;
 
+/* Do rules [a, a + n) and [b, b + n) say the same apart from the
+ * communicator sizes? */
+static int same_rules(const rabred_rule_t *a, const rabred_rule_t *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i].msg_min != b[i].msg_min || a[i].msg_max != b[i].msg_max ||
+            a[i].commutative != b[i].commutative || a[i].alg_id != b[i].alg_id ||
+            a[i].segsize != b[i].segsize) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Every collective's rules, communicator sizes ascending within each; a
+ * size whose rules equal the previous size's widens that size's range
+ * instead of repeating them. */
 static int build_rules(const report_t *rep, int classic, rabred_rules_t *r)
 {
-    static rabred_rule_t storage[2 * MAX_POINTS];
+    static rabred_rule_t storage[2 * MAX_POINTS * MAX_COMM_SIZES];
+    const int cap = (int)(sizeof(storage) / sizeof(storage[0]));
     r->rules = storage;
     r->n = 0;
-    for (int i = 0; i < rep->n; i++) {
-        const coll_state_t *c = rep->colls[i];
-        if (0 != add_rules(c, classic ? c->chosen_tuned : c->chosen, classic, r,
-                           2 * MAX_POINTS)) {
-            return -1;
+    for (int k = 0; k < rep->ncolls; k++) {
+        int prev_start = -1, prev_n = 0;
+        for (int i = 0; i < rep->nruns; i++) {
+            const comm_run_t *run = &rep->runs[i];
+            const coll_state_t *c = run->colls[rep->colls[k]];
+            int start = r->n;
+            if (0 != add_rules(run, c, classic ? c->chosen_tuned : c->chosen, classic, r, cap)) {
+                return -1;
+            }
+            int n = r->n - start;
+            if (prev_start >= 0 && n == prev_n &&
+                same_rules(&storage[prev_start], &storage[start], n)) {
+                for (int m = prev_start; m < start; m++) {
+                    storage[m].comm_max = storage[start].comm_max;
+                }
+                r->n = start;
+                continue;
+            }
+            prev_start = start;
+            prev_n = n;
         }
     }
     return 0;
@@ -1277,10 +1421,12 @@ static int body_named(FILE *f, void *ctx)
     rabred_rules_t r;
     fprintf(f, "# For rabred: coll_rabred_rules_file.\n");
     header_common(f, "# ");
-    fprintf(f, "# Valid for communicators of exactly %d ranks and %s ops; other calls use\n"
-            "# rabred's built-in decision.  Each range's algorithm was measured at its\n"
-            "# lower end and holds up to the next measured size (see speedup.md).\n", g.size,
-            g.opt.noncommutative ? "non-commutative" : "commutative");
+    fprintf(f, "# Valid for %s ops and communicators from %d to %d ranks: the rules of\n"
+            "# a measured communicator size serve it up to the next measured size; other\n"
+            "# calls use rabred's built-in decision.  Each message-size range's algorithm\n"
+            "# was measured at its lower end and holds up to the next measured size (see\n"
+            "# speedup.md).\n", g.opt.noncommutative ? "non-commutative" : "commutative",
+            g.opt.comm_sizes[0], g.opt.comm_sizes[g.opt.ncomm_sizes - 1]);
     if (0 != build_rules(ctx, 0, &r)) {
         return -1;
     }
@@ -1298,13 +1444,14 @@ static int body_classic(FILE *f, void *ctx)
     header_common(f, "# ");
     fprintf(f, "# Best among the algorithms coll/tuned has (%s); 0 = tuned's own\n"
             "# decision (\"previous\" won).  Ranked with rabred's implementations: tuned's\n"
-            "# own code for the same id may rank differently.  Measured at p = %d, but\n"
-            "# tuned applies a comm-size entry from that size up; and its format has no\n"
-            "# commutativity condition, while these entries were measured with a%s op.\n",
-            rep->n > 0 && rep->colls[0]->tuned_checked
+            "# own code for the same id may rank differently.  tuned applies a comm-size\n"
+            "# entry from that size up to the next, the last without bound; and its format\n"
+            "# has no commutativity condition, while these entries were measured with a%s\n"
+            "# op.\n",
+            rep->runs[0].colls[rep->colls[0]]->tuned_checked
                 ? "ids read from this Open MPI's coll/tuned"
                 : "coll/tuned not loaded: ids not checked against it",
-            g.size, g.opt.noncommutative ? " non-commutative" : " commutative");
+            g.opt.noncommutative ? " non-commutative" : " commutative");
     if (0 != build_rules(rep, 1, &r)) {
         return -1;
     }
@@ -1313,18 +1460,33 @@ static int body_classic(FILE *f, void *ctx)
 
 /* ---- speedup.md -------------------------------------------------------- */
 
+/* "12.30 (11.90-13.00)": the median and the range of the rounds. */
+static const char *fmt_time(const point_t *pt, int k, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.2f (%.2f-%.2f)", pt->us[k], pt->lo[k], pt->hi[k]);
+    return buf;
+}
+
+/* Do the rounds of k and m at pt overlap?  Then their order is not proven. */
+static int overlap(const point_t *pt, int k, int m)
+{
+    return pt->lo[k] <= pt->hi[m] && pt->lo[m] <= pt->hi[k];
+}
+
 static void md_summary(FILE *f, const coll_state_t *c)
 {
-    char b[32];
+    char b[32], t1[64], t2[64];
     fprintf(f, "| bytes | chosen | chosen (us) | tuned default (us) | speedup | "
                "rules-tuned.txt | measured |\n|---:|---|---:|---:|---:|---|---|\n");
     for (int i = 0; i < c->npts; i++) {
         const point_t *pt = &c->pts[i];
         int k = c->chosen[i], t = c->chosen_tuned[i];
         double tuned = pt->us[c->prev];
-        fprintf(f, "| %s | %s | %.2f | %.2f | %.2fx | %s | %s |\n", fmt_bytes(pt->bytes, b, 32),
-                k >= 0 ? c->a[k].name : "-", k >= 0 ? pt->us[k] : 0.0, tuned,
+        fprintf(f, "| %s | %s | %s | %s | %.2fx%s | %s | %s |\n", fmt_bytes(pt->bytes, b, 32),
+                k >= 0 ? c->a[k].name : "-", k >= 0 ? fmt_time(pt, k, t1, sizeof(t1)) : "-",
+                fmt_time(pt, c->prev, t2, sizeof(t2)),
                 k >= 0 && pt->us[k] > 0 && tuned > 0 ? tuned / pt->us[k] : 0.0,
+                k >= 0 && k != c->prev && overlap(pt, k, c->prev) ? " (rounds overlap)" : "",
                 t < 0 || c->a[t].is_previous ? "0 (tuned's decision)" : c->a[t].name,
                 pt->refined ? "bisection" : "coarse");
     }
@@ -1350,14 +1512,16 @@ static void md_all_times(FILE *f, const coll_state_t *c)
                 fprintf(f, " - |");
                 continue;
             }
-            fprintf(f, " %s%.2f%s", k == best ? "**" : "", pt->us[k], k == best ? "**" : "");
+            fprintf(f, " %s%.2f%s ±%.0f%%", k == best ? "**" : "", pt->us[k],
+                    k == best ? "**" : "", 50 * spread(pt, k));
             if (pt->seg[k] > 0) {
                 fprintf(f, " (seg %s)", fmt_bytes(pt->seg[k], b, 32));
             }
             fprintf(f, " |");
         }
     }
-    fprintf(f, "\n\nBold: fastest at that size. Not measured (-):\n\n");
+    fprintf(f, "\n\nBold: fastest at that size; ±: half the spread of the rounds, "
+               "(slowest - fastest) / 2 median. Not measured (-):\n\n");
     int any = 0;
     for (int k = 0; k < c->na; k++) {
         const char *why = NULL;
@@ -1403,28 +1567,51 @@ static void md_segments(FILE *f, const coll_state_t *c)
     }
 }
 
+static void md_placement(FILE *f, const comm_run_t *run)
+{
+    char ppn[32];
+    snprintf(ppn, sizeof(ppn), run->ppn_min == run->ppn_max ? "%d" : "%d-%d", run->ppn_min,
+             run->ppn_max);
+    fprintf(f, "%d node%s, %s rank%s per node; these rules serve communicators of %d", run->nodes,
+            1 == run->nodes ? "" : "s", ppn, 1 == run->ppn_max ? "" : "s", run->comm_min);
+    if (run->comm_max > run->comm_min) {
+        fprintf(f, "-%d", run->comm_max);
+    }
+    if (INT_MAX == run->comm_max_classic) {
+        fprintf(f, " ranks in rules.txt, from %d up in rules-tuned.txt.\n\n", run->comm_min);
+    } else {
+        fprintf(f, " ranks in both files.\n\n");
+    }
+}
+
 static int body_speedup(FILE *f, void *ctx)
 {
     const report_t *rep = ctx;
     char lo[32], hi[32];
     fprintf(f, "# rabred-tune results\n\n");
     header_common(f, "- ");
-    fprintf(f, "- times: microseconds per call of the slowest rank; \"tuned default\" is "
-               "\"previous\"; speedup = tuned default / chosen\n"
+    fprintf(f, "- times: microseconds per call of the slowest rank, the median of the rounds "
+               "and, in parentheses, the fastest and the slowest round; \"tuned default\" is "
+               "\"previous\"; speedup = tuned default / chosen, \"rounds overlap\" when the "
+               "two ranges overlap (the order is within the noise)\n"
                "- sizes: coarse grid every %dx from %s to %s, bisected in powers of two "
                "where the winner changes (\"bisection\"); times within %.0f%% count as equal\n"
                "- chosen: the algorithm rules.txt uses from this size up to the next measured "
                "size (the fastest, or the previous size's choice while within the margin)\n",
             g.opt.coarse, fmt_bytes(g.opt.min_bytes, lo, 32), fmt_bytes(g.opt.max_bytes, hi, 32),
             g.opt.margin * 100);
-    for (int i = 0; i < rep->n; i++) {
-        const coll_state_t *c = rep->colls[i];
-        fprintf(f, "\n## %s%s, p = %d\n\n", c->mpi_name,
-                RABRED_COLL_REDUCE == c->coll ? " (root 0)" : "", g.size);
-        md_summary(f, c);
-        fprintf(f, "\n### All measured times (us)\n\n");
-        md_all_times(f, c);
-        md_segments(f, c);
+    for (int k = 0; k < rep->ncolls; k++) {
+        for (int i = 0; i < rep->nruns; i++) {
+            const comm_run_t *run = &rep->runs[i];
+            const coll_state_t *c = run->colls[rep->colls[k]];
+            fprintf(f, "\n## %s%s, p = %d\n\n", c->mpi_name,
+                    RABRED_COLL_REDUCE == c->coll ? " (root 0)" : "", run->size);
+            md_placement(f, run);
+            md_summary(f, c);
+            fprintf(f, "\n### All measured times (us)\n\n");
+            md_all_times(f, c);
+            md_segments(f, c);
+        }
     }
     return ferror(f) ? -1 : 0;
 }
@@ -1483,6 +1670,134 @@ static int previous_is_tuned(const char *list)
     return '^' == list[0] ? NULL == strstr(list, "tuned") : NULL != strstr(list, "tuned");
 }
 
+/* Which node each rank of the job is on, numbered in order of their lowest
+ * rank (rank 0's node is 0), and its index among that node's ranks. */
+static int find_nodes(void)
+{
+    MPI_Comm node;
+    int mine[2] = {g.world_rank, 0}; /* the node's lowest rank, index on the node */
+    int *all = malloc(2 * (size_t)g.world_size * sizeof(int));
+    g.node_of = malloc((size_t)g.world_size * sizeof(int));
+    g.local_of = malloc((size_t)g.world_size * sizeof(int));
+    if (!all_true(NULL != all && NULL != g.node_of && NULL != g.local_of) ||
+        MPI_SUCCESS != MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g.world_rank,
+                                           MPI_INFO_NULL, &node)) {
+        free(all);
+        return -1;
+    }
+    MPI_Comm_rank(node, &mine[1]);
+    MPI_Bcast(&mine[0], 1, MPI_INT, 0, node);
+    MPI_Comm_free(&node);
+    if (MPI_SUCCESS != MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD)) {
+        free(all);
+        return -1;
+    }
+    g.nodes = 0;
+    for (int r = 0; r < g.world_size; r++) {
+        int leader = all[2 * r];
+        g.node_of[r] = leader == r ? g.nodes++ : g.node_of[leader];
+        g.local_of[r] = all[2 * r + 1];
+    }
+    free(all);
+    return 0;
+}
+
+/* Does rank r of the job measure in the communicator of q ranks?  packed:
+ * the first q ranks.  spread: the job's ranks ordered by their index on
+ * their node, then by node, the first q, so every node gives about q/N
+ * ranks, as a job of q ranks over the same N nodes would.  Rank 0 is in
+ * every one (it gathers and writes). */
+static int is_member(int r, int q)
+{
+    if (g.opt.packed) {
+        return r < q;
+    }
+    int before = 0;
+    for (int s = 0; s < g.world_size; s++) {
+        before += g.local_of[s] < g.local_of[r] ||
+                  (g.local_of[s] == g.local_of[r] && g.node_of[s] < g.node_of[r]);
+    }
+    return before < q;
+}
+
+/* Where the ranks of the communicator of q ranks sit, and which
+ * communicator sizes its rules serve (from q up to the next measured size;
+ * in rabred's rules the last is exact, in tuned's without bound). */
+static void describe_run(comm_run_t *run, int i)
+{
+    const int *sizes = g.opt.comm_sizes, n = g.opt.ncomm_sizes;
+    int *per_node = calloc((size_t)g.nodes, sizeof(int));
+    if (NULL == per_node) {
+        fail_all(EXIT_FAIL, "out of memory");
+    }
+    run->size = sizes[i];
+    run->comm_min = sizes[i];
+    run->comm_max = i + 1 < n ? sizes[i + 1] - 1 : sizes[i];
+    run->comm_max_classic = i + 1 < n ? sizes[i + 1] - 1 : INT_MAX;
+    for (int r = 0; r < g.world_size; r++) {
+        per_node[g.node_of[r]] += is_member(r, run->size);
+    }
+    run->nodes = 0;
+    run->ppn_min = INT_MAX;
+    run->ppn_max = 0;
+    for (int nd = 0; nd < g.nodes; nd++) {
+        if (per_node[nd] > 0) {
+            run->nodes++;
+            run->ppn_min = per_node[nd] < run->ppn_min ? per_node[nd] : run->ppn_min;
+            run->ppn_max = per_node[nd] > run->ppn_max ? per_node[nd] : run->ppn_max;
+        }
+    }
+    free(per_node);
+}
+
+/* Waits for every rank of the job without spinning: the ranks that sit out
+ * a communicator size must not take the cores of those measuring it. */
+static void wait_for_all(void)
+{
+    MPI_Request req;
+    int done = 0;
+    const struct timespec pause = {0, 1000000}; /* 1 ms */
+    if (MPI_SUCCESS != MPI_Ibarrier(MPI_COMM_WORLD, &req)) {
+        die(EXIT_FAIL, "MPI_Ibarrier failed");
+    }
+    while (!done) {
+        if (MPI_SUCCESS != MPI_Test(&req, &done, MPI_STATUS_IGNORE)) {
+            die(EXIT_FAIL, "MPI_Test of the barrier failed");
+        }
+        if (!done) {
+            nanosleep(&pause, NULL);
+        }
+    }
+}
+
+/* Measures every collective on the communicator of run->size ranks; the
+ * other ranks wait.  g.comm, g.rank and g.size are that communicator's
+ * meanwhile, and the input is filled for its ranks. */
+static void measure_run(comm_run_t *run)
+{
+    MPI_Comm sub;
+    int in = is_member(g.world_rank, run->size);
+    if (MPI_SUCCESS != MPI_Comm_split(MPI_COMM_WORLD, in ? 0 : MPI_UNDEFINED, g.world_rank, &sub)) {
+        die(EXIT_FAIL, "MPI_Comm_split for %d ranks failed", run->size);
+    }
+    if (in) {
+        g.comm = sub;
+        MPI_Comm_rank(sub, &g.rank);
+        MPI_Comm_size(sub, &g.size);
+        fill_input(g.opt.max_bytes / ELEM);
+        for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+            if (NULL != run->colls[coll]) {
+                tune_coll(run->colls[coll]);
+            }
+        }
+        MPI_Comm_free(&sub);
+    }
+    g.comm = MPI_COMM_WORLD;
+    g.rank = g.world_rank;
+    g.size = g.world_size;
+    wait_for_all();
+}
+
 static void setup(int argc, char **argv)
 {
     int provided, ok = 0;
@@ -1499,6 +1814,9 @@ static void setup(int argc, char **argv)
     if (MPI_SUCCESS != MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) ||
         MPI_SUCCESS != MPI_T_pvar_session_create(&g.session)) {
         fail_all(EXIT_FAIL, "MPI_T initialisation failed");
+    }
+    if (0 != find_nodes()) {
+        fail_all(EXIT_FAIL, "cannot learn which ranks share a node (MPI_Comm_split_type)");
     }
     read_coll_list();
     g.prev_is_tuned = previous_is_tuned(g.coll_list);
@@ -1524,11 +1842,20 @@ static void announce(const report_t *rep)
     if (0 != g.rank || g.opt.quiet) {
         return;
     }
-    fprintf(stderr, PROG ": p = %d, %s%s, %s .. %s, %d repeats; \"previous\" is %s\n", g.size,
-            rep->n > 1 ? "allreduce and reduce" : rabred_coll_name(rep->colls[0]->coll),
+    fprintf(stderr, PROG ": %s%s, %s .. %s, %d repeats; \"previous\" is %s\n",
+            rep->ncolls > 1 ? "allreduce and reduce" : rabred_coll_name(rep->colls[0]),
             g.opt.noncommutative ? " (non-commutative op)" : "",
             fmt_bytes(g.opt.min_bytes, lo, 32), fmt_bytes(g.opt.max_bytes, hi, 32),
             g.opt.repeats, g.prev_is_tuned ? "coll/tuned" : "NOT coll/tuned");
+    for (int i = 0; i < rep->nruns; i++) {
+        const comm_run_t *run = &rep->runs[i];
+        fprintf(stderr, PROG ": p = %d: %d node%s, %d", run->size, run->nodes,
+                1 == run->nodes ? "" : "s", run->ppn_min);
+        if (run->ppn_max > run->ppn_min) {
+            fprintf(stderr, "-%d", run->ppn_max);
+        }
+        fprintf(stderr, " per node\n");
+    }
     if (!g.prev_is_tuned) {
         fprintf(stderr, PROG ": warning: coll list \"%s\" has no tuned: the baseline is not "
                 "tuned's default (use --mca coll rabred,tuned,basic,libnbc)\n", g.coll_list);
@@ -1554,16 +1881,64 @@ static int write_outputs(report_t *rep)
     return ok;
 }
 
+/* Every (communicator size, collective) gets its own state and MPI_T
+ * handles; their sizes are planned for the progress bar. */
+static void plan_runs(report_t *rep)
+{
+    int64_t sizes[MAX_POINTS];
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        if (g.opt.do_coll[coll]) {
+            rep->colls[rep->ncolls++] = (rabred_coll_t)coll;
+        }
+    }
+    rep->nruns = g.opt.ncomm_sizes;
+    for (int i = 0; i < rep->nruns; i++) {
+        comm_run_t *run = &rep->runs[i];
+        describe_run(run, i);
+        for (int k = 0; k < rep->ncolls; k++) {
+            coll_state_t *c = calloc(1, sizeof(*c));
+            if (NULL == c) {
+                fail_all(EXIT_FAIL, "out of memory");
+            }
+            c->coll = rep->colls[k];
+            c->mpi_name = RABRED_COLL_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce";
+            open_coll(c);
+            run->colls[c->coll] = c;
+            g.planned += coarse_sizes(sizes);
+        }
+    }
+}
+
+/* Leaves rabred as it was found, for whatever runs next in this process. */
+static void restore_and_close(report_t *rep)
+{
+    for (int i = 0; i < rep->nruns; i++) {
+        for (int k = 0; k < rep->ncolls; k++) {
+            coll_state_t *c = rep->runs[i].colls[rep->colls[k]];
+            if (0 == i) {
+                cvar_write(&c->cvar, c->orig_value, "the algorithm");
+            }
+            rabred_mpit_cvar_close(&c->cvar);
+            free(c);
+        }
+    }
+    if (g.have_seg_cvar) {
+        cvar_write(&g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
+        rabred_mpit_cvar_close(&g.seg_cvar);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    static coll_state_t colls[RABRED_NCOLLS];
-    report_t rep = {{NULL, NULL}, 0};
-    int64_t sizes[MAX_POINTS];
+    static report_t rep;
 
     MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &g.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &g.size);
+    MPI_Comm_rank(MPI_COMM_WORLD, &g.world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &g.world_size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    g.comm = MPI_COMM_WORLD;
+    g.rank = g.world_rank;
+    g.size = g.world_size;
     int rc = parse_args(argc, argv, &g.opt);
     if (0 != rc || g.opt.help) {
         if (0 == rc && 0 == g.rank && 2 == g.opt.help) {
@@ -1575,32 +1950,15 @@ int main(int argc, char **argv)
         return rc;
     }
     setup(argc, argv);
-    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
-        if (g.opt.do_coll[coll]) {
-            coll_state_t *c = &colls[coll];
-            c->coll = (rabred_coll_t)coll;
-            c->mpi_name = RABRED_COLL_ALLREDUCE == coll ? "MPI_Allreduce" : "MPI_Reduce";
-            open_coll(c);
-            rep.colls[rep.n++] = c;
-            g.planned += coarse_sizes(sizes);
-        }
-    }
+    plan_runs(&rep);
     announce(&rep);
     g.t_start = MPI_Wtime();
-    for (int i = 0; i < rep.n; i++) {
-        tune_coll(rep.colls[i]);
+    for (int i = 0; i < rep.nruns; i++) {
+        measure_run(&rep.runs[i]);
     }
     int ok = write_outputs(&rep);
 
-    /* Leave rabred as it was found, for whatever runs next in this process. */
-    for (int i = 0; i < rep.n; i++) {
-        cvar_write(&rep.colls[i]->cvar, rep.colls[i]->orig_value, "the algorithm");
-        rabred_mpit_cvar_close(&rep.colls[i]->cvar);
-    }
-    if (g.have_seg_cvar) {
-        cvar_write(&g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
-        rabred_mpit_cvar_close(&g.seg_cvar);
-    }
+    restore_and_close(&rep);
     if (MPI_SUM != g.op) {
         MPI_Op_free(&g.op);
     }
@@ -1609,6 +1967,8 @@ int main(int argc, char **argv)
     free(g.sbuf);
     free(g.rbuf);
     free(g.gathered);
+    free(g.node_of);
+    free(g.local_of);
     free(g.cmdline);
     MPI_Finalize();
     return ok ? 0 : EXIT_FAIL;
