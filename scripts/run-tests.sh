@@ -515,6 +515,7 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
              coll_rabred_intra_alpha_us coll_rabred_intra_mbs coll_rabred_intra_oneway_alpha \
              coll_rabred_intra_oneway_beta coll_rabred_intra_eager_bytes \
              coll_rabred_intra_rndv_us coll_rabred_intra_peer_us coll_rabred_intra_duplex \
+             coll_rabred_intra_invalidate_mbs coll_rabred_intra_overwrite_mbs \
              coll_rabred_intra_aggregate_mbs coll_rabred_inter_alpha_us coll_rabred_inter_mbs \
              coll_rabred_reduce_mbs coll_rabred_round_sync_us coll_rabred_segment_size; do
     if grep -q "parameter \"$param\"" "$info_log"; then

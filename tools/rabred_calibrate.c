@@ -97,7 +97,8 @@ typedef struct {
     rabred_link_units_t fit;
     int fitted;
     int inv_bytes;            /* the invalidation measurement: size, */
-    double inv_t[2];          /* seconds to write after a peer read, and own */
+    double inv_t[4];          /* seconds to reduce into memory after a peer read it, into
+                               * the rank's own; to copy over it, over the rank's own */
 } link_t;
 
 enum { PINGPONG, EXCHANGE };
@@ -208,17 +209,25 @@ static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, doub
 
 /* Writing memory a peer has just read (rank a sends `bytes`, above the
  * eager limit, so a single-copy transport has b read a's buffer) against
- * writing a buffer only a touched: {after a read, own} seconds per write,
- * medians, on rank a.  The write is what a collective does there, a
- * reduction into the buffer (MPI_Reduce_local, doubles, SUM): it reads
- * each line before writing it, which is what makes the coherence protocol
- * fetch it back (a plain memset may stream past that). */
-static void measure_invalidate(const link_t *l, char *buf, char *buf2, int bytes, double t[2])
+ * writing a buffer only a touched, the two ways a collective writes there:
+ * a reduction into the buffer (MPI_Reduce_local, doubles, SUM), which
+ * reads each line before writing it, and a copy over it (memcpy, whole
+ * lines: what a receive does too).  t = {reduce after a read, reduce own,
+ * copy after a read, copy own}, seconds per write, medians, on rank a. */
+static void write_over(int copy, char *dst, const char *src, int bytes)
+{
+    if (copy) {
+        memcpy(dst, src, (size_t)bytes);
+    } else {
+        MPI_Reduce_local(src, dst, bytes / (int)sizeof(double), MPI_DOUBLE, MPI_SUM);
+    }
+}
+
+static void measure_invalidate(const link_t *l, char *buf, char *buf2, int bytes, double t[4])
 {
     enum { ITERS = 20 };
-    double x[SAMPLES], y[SAMPLES];
+    double x[2][SAMPLES], y[2][SAMPLES];
     int me;
-    int n = bytes / (int)sizeof(double);
     char *own = malloc((size_t)bytes), *src = malloc((size_t)bytes);
     if (NULL == own || NULL == src) {
         fprintf(stderr, "rabred-calibrate: out of memory\n");
@@ -229,27 +238,31 @@ static void measure_invalidate(const link_t *l, char *buf, char *buf2, int bytes
     memset(buf, 0, (size_t)bytes);
     MPI_Comm_rank(l->pair, &me);
     for (int s = 0; s < SAMPLES; s++) {
-        x[s] = y[s] = 0;
-        for (int i = 0; i < ITERS; i++) {
-            if (0 == me) {
-                MPI_Send(buf, bytes, MPI_BYTE, 1, TAG, l->pair);
-                MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG, l->pair, MPI_STATUS_IGNORE);
-                double t0 = MPI_Wtime();
-                MPI_Reduce_local(src, buf, n, MPI_DOUBLE, MPI_SUM);
-                double t1 = MPI_Wtime();
-                MPI_Reduce_local(src, own, n, MPI_DOUBLE, MPI_SUM);
-                x[s] += t1 - t0;
-                y[s] += MPI_Wtime() - t1;
-            } else {
-                MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, l->pair, MPI_STATUS_IGNORE);
-                MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, l->pair);
+        for (int copy = 0; copy < 2; copy++) {
+            x[copy][s] = y[copy][s] = 0;
+            for (int i = 0; i < ITERS; i++) {
+                if (0 == me) {
+                    MPI_Send(buf, bytes, MPI_BYTE, 1, TAG, l->pair);
+                    MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG, l->pair, MPI_STATUS_IGNORE);
+                    double t0 = MPI_Wtime();
+                    write_over(copy, buf, src, bytes);
+                    double t1 = MPI_Wtime();
+                    write_over(copy, own, src, bytes);
+                    x[copy][s] += t1 - t0;
+                    y[copy][s] += MPI_Wtime() - t1;
+                } else {
+                    MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, l->pair, MPI_STATUS_IGNORE);
+                    MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, l->pair);
+                }
             }
         }
     }
     free(own);
     free(src);
-    t[0] = stats(x, SAMPLES).median / ITERS;
-    t[1] = stats(y, SAMPLES).median / ITERS;
+    for (int copy = 0; copy < 2; copy++) {
+        t[2 * copy] = stats(x[copy], SAMPLES).median / ITERS;
+        t[2 * copy + 1] = stats(y[copy], SAMPLES).median / ITERS;
+    }
 }
 
 /* Every rank waits here until every rank arrived, sleeping between tests:
@@ -303,17 +316,17 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
     /* above the eager limit just found, small enough that the reader's
      * cache holds all of it (what a collective's blocks usually are) */
     int inv_bytes = (int)fmin(fmax(65536, 4 * l->fit.eager_bytes), max_bytes);
-    double t[2] = {0, 0};
+    double t[4] = {0, 0, 0, 0};
     progress("writing what a peer read");
     if (MPI_COMM_NULL != l->pair) {
         measure_invalidate(l, buf, buf2, inv_bytes, t);
     }
     quiet_barrier();
-    MPI_Bcast(t, 2, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+    MPI_Bcast(t, 4, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
     l->fit.invalidate_mbs = l->fitted ? rabred_cal_invalidate_mbs(inv_bytes, t[0], t[1]) : 0;
+    l->fit.overwrite_mbs = l->fitted ? rabred_cal_invalidate_mbs(inv_bytes, t[2], t[3]) : 0;
     l->inv_bytes = inv_bytes;
-    l->inv_t[0] = t[0];
-    l->inv_t[1] = t[1];
+    memcpy(l->inv_t, t, sizeof(t));
 }
 
 /* ---- the terms every rank takes part in --------------------------------- */
@@ -448,6 +461,7 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_rndv_oneway_us = %.4g\n", l->name, u->rndv_oneway_us);
     fprintf(f, "coll_rabred_%s_eager_mbs = %.6g\n", l->name, u->eager_mbs);
     fprintf(f, "coll_rabred_%s_invalidate_mbs = %.6g\n", l->name, u->invalidate_mbs);
+    fprintf(f, "coll_rabred_%s_overwrite_mbs = %.6g\n", l->name, u->overwrite_mbs);
     fprintf(f, "coll_rabred_%s_repeat = %.4g\n", l->name, u->repeat);
 }
 
@@ -522,8 +536,10 @@ static void summary_link(FILE *f, const link_t *l)
             u->rndv_oneway_us);
     fprintf(f, "| `coll_rabred_%s_eager_mbs` | %.4g MB/s | | exchange slope up to the eager limit (0: as mbs) |\n",
             l->name, u->eager_mbs);
-    fprintf(f, "| `coll_rabred_%s_invalidate_mbs` | %.4g MB/s | | writing %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
+    fprintf(f, "| `coll_rabred_%s_invalidate_mbs` | %.4g MB/s | | reducing into %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
             l->name, u->invalidate_mbs, l->inv_bytes, 1e6 * l->inv_t[0], 1e6 * l->inv_t[1]);
+    fprintf(f, "| `coll_rabred_%s_overwrite_mbs` | %.4g MB/s | | copying over %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
+            l->name, u->overwrite_mbs, l->inv_bytes, 1e6 * l->inv_t[2], 1e6 * l->inv_t[3]);
     fprintf(f, "| `coll_rabred_%s_repeat` | %.3g | | back-to-back exchanges over one in step, largest sizes |\n",
             l->name, u->repeat);
 }

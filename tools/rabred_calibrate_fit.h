@@ -41,8 +41,9 @@
  *                   they are the caches' (a message that no longer fits
  *                   in a cache moves at the next level's speed), which a
  *                   per-message constant does not describe;
- *   invalidate_mbs  (measured apart) writing memory a peer has just read
- *                   against writing one's own;
+ *   invalidate_mbs  (measured apart) reducing into memory a peer has just
+ *                   read against reducing into one's own;
+ *   overwrite_mbs   (measured apart) the same for copying over it;
  * The reduction speed and the per-round, per-peer and aggregate terms come
  * from their own measurements (rabred_calibrate.c) as plain differences
  * and ratios.

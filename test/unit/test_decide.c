@@ -8,6 +8,7 @@
  * (forced value or rule) gets an arrival-aware algorithm.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -319,6 +320,35 @@ static void test_duplex_and_aggregate(void)
     rabred_pricebooks_free(&books);
 }
 
+/* Writing what the peer read: reductions into it at beta_inv, receives
+ * and copies over it at beta_overwrite (rabred_extras.c).  At p = 2:
+ * recursive doubling reduces into all it sent (n bytes at beta_inv) and
+ * receives into memory nobody read; halving and doubling receives its
+ * result over the half it sent (n/2 at beta_overwrite) and reduces into
+ * the other half; linear's ranks write only memory nobody read. */
+static void test_invalidate_terms(void)
+{
+    const int64_t n = 1 << 20;
+    rabred_price_call_t call = {2, -1, 1, n, 0};
+    const rabred_alg_t *algs[3] = {&rabred_alg_allreduce_recursive_doubling,
+                                   &rabred_alg_allreduce_rabenseifner,
+                                   rabred_table_by_name(RABRED_COLL_ALLREDUCE, "linear")};
+    for (int overwrite = 0; overwrite < 2; overwrite++) {
+        rabred_model_t m = RABRED_TEST_MODEL(0, 0, 0, 1.0, 1.0);
+        double *term = overwrite ? &m.beta_overwrite : &m.beta_inv;
+        *term = 1e-9;
+        const double want[3] = {overwrite ? 0 : n * 1e-9, overwrite ? n / 2 * 1e-9 : 0, 0};
+        for (int k = 0; k < 3; k++) {
+            double extra = -1;
+            CHECK(NULL != algs[k] &&
+                      RABRED_OK == rabred_model_extras(algs[k], &call, &m, &extra) &&
+                      fabs(extra - want[k]) <= 1e-12,
+                  "%s: %s extra %g s, want %g s", overwrite ? "overwrite" : "invalidate",
+                  NULL != algs[k] ? algs[k]->name : "?", extra, want[k]);
+        }
+    }
+}
+
 /* A forced algorithm that cannot serve the call is replaced by what auto
  * would do: the rules file first, then the cost model (not the bare
  * threshold), the reason naming the forced algorithm. */
@@ -354,6 +384,7 @@ int main(void)
     test_crossovers();
     test_terms_shift_choices();
     test_duplex_and_aggregate();
+    test_invalidate_terms();
     test_grid();
     test_grid_model_and_rules();
     test_thresholds();

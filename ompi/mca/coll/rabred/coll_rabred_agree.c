@@ -56,6 +56,7 @@ static uint64_t parameters_digest(void)
                       l[0].repeat,        l[1].repeat,       l[1].duplex,
                       l[0].rndv_oneway_us, l[1].rndv_oneway_us, l[0].eager_mbs,
                       l[1].eager_mbs,     l[0].invalidate_mbs, l[1].invalidate_mbs,
+                      l[0].overwrite_mbs, l[1].overwrite_mbs,
                       l[1].alpha_us,
                       l[1].mbs,           l[1].oneway_alpha, l[1].oneway_beta,
                       l[1].eager_bytes,   l[1].rndv_us,      l[1].peer_us,

@@ -335,9 +335,13 @@ static void register_link(const char *kind, const char *where, const rabred_link
     RABRED_LINK_PARAM("eager_mbs", "bandwidth of an exchange of messages up to eager_bytes, "
                       "MB/s (copied through the transport's buffers; 0: as mbs)", 0.0, 1e9,
                       eager_mbs);
-    RABRED_LINK_PARAM("invalidate_mbs", "speed of writing memory that a peer has read in the "
-                      "same call through a single-copy transport (the peer's cached copies are "
-                      "invalidated first), MB/s; 0: no such cost", 0.0, 1e9, invalidate_mbs);
+    RABRED_LINK_PARAM("invalidate_mbs", "speed of reducing into memory that a peer has read "
+                      "in the same call through a single-copy transport (the peer's cached "
+                      "copies are invalidated first), MB/s; 0: no such cost", 0.0, 1e9,
+                      invalidate_mbs);
+    RABRED_LINK_PARAM("overwrite_mbs", "speed of overwriting such memory with a receive or a "
+                      "copy (whole lines, not read first), MB/s; 0: no such cost", 0.0, 1e9,
+                      overwrite_mbs);
     RABRED_LINK_PARAM("rndv_oneway_us", "what the rendezvous handshake adds to a round that "
                       "only sends or only receives a message above eager_bytes, microseconds",
                       0.0, 1e6, rndv_oneway_us);

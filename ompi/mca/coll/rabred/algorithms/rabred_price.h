@@ -33,8 +33,9 @@ typedef struct {
     double beta_eager;  /* seconds per byte of an exchange of messages up to eager_bytes
                          * (copied through the transport's buffers); 0: as beta */
     double copy;        /* seconds per byte of a local copy (memcpy); 0: free */
-    double beta_inv;    /* seconds per byte of writing memory a peer read in this call
-                         * (single-copy transports, above eager_bytes); 0: none */
+    double beta_inv;    /* seconds per byte of reducing into memory a peer read in this
+                         * call (single-copy transports, above eager_bytes); 0: none */
+    double beta_overwrite; /* the same for overwriting it whole (a receive or a copy) */
     double repeat;    /* an exchange with one peer that follows another round of the
                        * call, per byte, relative to one that starts the call (>= 1;
                        * 1: the same) */

@@ -10,12 +10,21 @@
  *   beta_eager   a round's largest eager message at the eager speed;
  *   repeat       an exchange with one peer after the call's first round;
  *   duplex       sending to one peer while receiving from another;
- *   invalidate   writing memory a peer has read in this call (single-copy
- *                transports: the coherence protocol takes the lines back
- *                from the reader's cache first; 9 ns per 64-byte line on
- *                this project's machine, where it makes recursive doubling
- *                at p = 2 and 64 KiB 1.2x slower than halving and doubling:
- *                it reduces into all it sent, the other into half);
+ *   invalidate   reducing into memory a peer has read in this call
+ *                (single-copy transports: the coherence protocol takes the
+ *                lines back from the reader's cache, and a reduction reads
+ *                each line before writing it; 12 ns per 64-byte line on
+ *                this project's machine at 64 KiB, where it makes
+ *                recursive doubling at p = 2 1.2x slower than halving and
+ *                doubling: it reduces into all it sent, the other into
+ *                none);
+ *   overwrite    a receive or a copy over such memory: it writes whole
+ *                lines without reading them and pays less, measured here
+ *                at 64 KiB a copy 7.2 us against 1.8 into the rank's own,
+ *                a reduction 16 against 2.1, a receive 14.5 against 10
+ *                (bench/results/shm-invalidate-20261126); charged at the
+ *                reduction's speed, halving and doubling at p = 2 and
+ *                256 KiB was priced at 78 us where it takes 41;
  *   copy         local copies (a root that copies its input before
  *                reducing into it pays what one receiving in place does not);
  *   peer         every distinct peer of the rank;
@@ -140,21 +149,22 @@ static int64_t read_take(read_regions_t *r, int64_t off, int64_t end)
     return taken;
 }
 
-/* The invalidation term of one rank: every byte it writes (receives into,
- * reduces or copies into) that a peer read earlier in the call, at
- * beta_inv.  A round's receives come before its sends count; its local
- * steps run after its messages completed. */
+/* The invalidation terms of one rank: every byte it reduces into that a
+ * peer read earlier in the call at beta_inv, every such byte it receives
+ * or copies over at beta_overwrite; either makes the bytes the rank's own
+ * again.  A round's receives come before its sends count; its local steps
+ * run after its messages completed. */
 static double invalidate_extra(const rabred_plan_t *plan, const rabred_model_t *m)
 {
     read_regions_t read[RABRED_NBUFS];
-    int64_t written = 0;
+    int64_t reduced = 0, overwritten = 0;
     memset(read, 0, sizeof(read));
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
         for (int k = 0; k < rd->nxfer; k++) {
             const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
             if (RABRED_XFER_RECV == x->dir && x->buf < RABRED_NBUFS) {
-                written += read_take(&read[x->buf], x->off, x->off + x->len);
+                overwritten += read_take(&read[x->buf], x->off, x->off + x->len);
             }
         }
         for (int k = 0; k < rd->nxfer; k++) {
@@ -167,11 +177,13 @@ static double invalidate_extra(const rabred_plan_t *plan, const rabred_model_t *
         for (int k = 0; k < rd->nlocal; k++) {
             const rabred_local_t *l = &plan->locals[rd->first_local + k];
             if (l->dst < RABRED_NBUFS) {
-                written += read_take(&read[l->dst], l->off, l->off + l->len);
+                int64_t taken = read_take(&read[l->dst], l->off, l->off + l->len);
+                reduced += RABRED_LOCAL_REDUCE == l->kind ? taken : 0;
+                overwritten += RABRED_LOCAL_REDUCE == l->kind ? 0 : taken;
             }
         }
     }
-    return (double)written * m->beta_inv;
+    return (double)reduced * m->beta_inv + (double)overwritten * m->beta_overwrite;
 }
 
 /* One rank's structural terms. */
@@ -206,7 +218,7 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *m)
         }
         moved |= rd->nxfer > 0;
     }
-    t += m->beta_inv > 0 ? invalidate_extra(plan, m) : 0.0;
+    t += m->beta_inv > 0 || m->beta_overwrite > 0 ? invalidate_extra(plan, m) : 0.0;
     for (int k = 0; k < plan->nlocals && m->copy > 0; k++) {
         t += RABRED_LOCAL_COPY == plan->locals[k].kind ? (double)plan->locals[k].len * m->copy
                                                         : 0.0;
@@ -284,6 +296,7 @@ static int no_terms(const rabred_model_t *model)
 {
     return 0 == model->sync && 0 == model->peer && 0 == model->rndv && 0 == model->rndv_oneway &&
            0 == model->aggregate && !(model->beta_eager > model->beta) && 0 == model->beta_inv &&
+           0 == model->beta_overwrite &&
            !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy;
 }
 

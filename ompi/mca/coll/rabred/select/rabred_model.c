@@ -12,7 +12,7 @@
 const rabred_link_units_t rabred_default_intra = {
     .alpha_us = 0.38, .mbs = 10200, .oneway_alpha = 0.87, .oneway_beta = 1.07,
     .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
-    .invalidate_mbs = 5240, .repeat = 1.21, .peer_us = 0,
+    .invalidate_mbs = 5240, .overwrite_mbs = 12100, .repeat = 1.21, .peer_us = 0,
     .duplex = 1, .aggregate_mbs = 0};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
@@ -42,6 +42,7 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .rndv_oneway = 1e-6 * link->rndv_oneway_us,
         .beta_eager = link->eager_mbs > 0 ? 1e-6 / link->eager_mbs : 0,
         .beta_inv = link->invalidate_mbs > 0 ? 1e-6 / link->invalidate_mbs : 0,
+        .beta_overwrite = link->overwrite_mbs > 0 ? 1e-6 / link->overwrite_mbs : 0,
         .eager_bytes = link->eager_bytes,
         .repeat = link->repeat > 1 ? link->repeat : 1,
         .duplex = link->duplex > 1 ? link->duplex : 1,
@@ -239,7 +240,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
     return a->alpha == b->alpha && a->beta == b->beta && a->gamma == b->gamma &&
            a->f_alpha == b->f_alpha && a->f_beta == b->f_beta && a->sync == b->sync &&
            a->peer == b->peer && a->rndv == b->rndv && a->rndv_oneway == b->rndv_oneway &&
-           a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
+           a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv &&
+           a->beta_overwrite == b->beta_overwrite && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat;
 }
 

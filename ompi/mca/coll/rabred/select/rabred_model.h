@@ -46,7 +46,8 @@ typedef struct {
                           * sends and receives */
     double rndv_oneway_us; /* the same for a round that only sends or receives */
     double eager_mbs;    /* bandwidth of an exchange of messages up to eager_bytes; 0: mbs */
-    double invalidate_mbs; /* speed of writing memory a peer has read (0: no cost) */
+    double invalidate_mbs; /* speed of reducing into memory a peer has read (0: no cost) */
+    double overwrite_mbs;  /* speed of overwriting it with a receive or a copy (0: no cost) */
     double peer_us;      /* what each distinct peer a rank talks to in a call adds */
     double repeat;       /* an exchange right after another round, per byte, / a first one */
     double duplex;       /* sending while receiving from another peer, per byte, / alone */
