@@ -14,7 +14,7 @@
 #                                  check-long`), `make distcheck`, and the
 #                                  default set against Open MPI 5.0 inside a
 #                                  Debian 13 root file system
-#                                  (scripts/ompi5.sh); about 30 minutes
+#                                  (scripts/ompi5.sh); about 20 minutes
 #   scripts/run-tests.sh --all     both: every test (what CI runs)
 #   scripts/run-tests.sh --ompi5   the default set's 5.0 subset, against the
 #                                  Open MPI on PATH (what scripts/ompi5.sh
