@@ -294,7 +294,8 @@ done
 # (given out of order).  rules.txt's comm_size ranges must run from 2 to 4
 # in ascending order without a gap or overlap (sizes whose rules agree
 # merge), speedup.md must hold a section per size with each time's range
-# of rounds, and rabred must load both files and follow rules.txt at p = 3.
+# of rounds, and rabred must load both files and follow rules.txt at p = 3
+# (whatever it measured: a rule naming `previous` reads "file:N: previous").
 multi_dir=$logs/tune-multi
 RABRED_COLL=rabred,tuned,basic,libnbc run_mpi tune-comm-sizes-np4 4 tools/rabred-tune --quick \
     --coll allreduce --max-sizes 2 --comm-sizes 4,2,3 --out "$multi_dir"
@@ -329,7 +330,7 @@ run_mpi tune-comm-sizes-followed-np3 3 "$bench" -r 1 -t 1 -m 64 \
     --mca coll_rabred_rules_file "$multi_dir/rules.txt" --mca coll_rabred_verbose 2
 if grep -q "rules file $multi_dir/rules.txt: [0-9]* rules loaded" \
        "$logs/tune-comm-sizes-followed-np3.log" &&
-   grep -q "coll:rabred: allreduce p=3 .*why=rule ($multi_dir/rules.txt:[0-9]*)" \
+   grep -q "coll:rabred: allreduce p=3 .*why=rule ($multi_dir/rules.txt:[0-9][0-9]*[:)]" \
        "$logs/tune-comm-sizes-followed-np3.log"; then
     pass tune-comm-sizes-followed
 else
