@@ -61,6 +61,26 @@ fail() {
     cat "$2"
     echo "----- end of $2 -----"
 }
+# The programs of a `make check` run, each one check: PASS in its .trs
+# file, its output (the whole run's log when it has none) in
+# test-logs/PREFIX-NAME.log, and, when given, MUST_SAY in that output.
+harness_results() { # prefix make-list-target run-log [must-say]
+    local prefix=$1 list=$2 run_log=$3 must=${4:-} t name
+    for t in $(make -s --no-print-directory "$list"); do
+        name=$prefix-$(basename "$t")
+        if [ -f "$t.log" ]; then
+            cp "$t.log" "$logs/$name.log"
+        else
+            cp "$run_log" "$logs/$name.log"
+        fi
+        if [ -f "$t.trs" ] && grep -q '^:test-result: PASS' "$t.trs" &&
+               { [ -z "$must" ] || grep -q "$must" "$logs/$name.log"; }; then
+            pass "$name"
+        else
+            fail "$name" "$logs/$name.log"
+        fi
+    done
+}
 finish() {
     if [ "$failed" -gt 0 ]; then
         echo "failed checks: ${failed_names[*]}"
@@ -97,19 +117,7 @@ default_checks() {
 #    check, read from its .trs result file, its output in its .log file.
 echo "== unit tests (make check)"
 make -j2 check >"$logs/make-check.log" 2>&1
-for t in $(make -s --no-print-directory print-unit-tests); do
-    name=unit-$(basename "$t")
-    if [ -f "$t.log" ]; then
-        cp "$t.log" "$logs/$name.log"
-    else
-        cp "$logs/make-check.log" "$logs/$name.log"
-    fi
-    if [ -f "$t.trs" ] && grep -q '^:test-result: PASS' "$t.trs"; then
-        pass "$name"
-    else
-        fail "$name" "$logs/$name.log"
-    fi
-done
+harness_results unit print-unit-tests "$logs/make-check.log"
 
 # 4. MPI correctness under mpirun, with Open MPI's default op components.
 #    Then the extras: --int8-wrap runs with --mca op ^avx because Open MPI
@@ -534,21 +542,7 @@ done
 long_sweeps() {
     echo "== long sweeps (make check-long)"
     make -j2 check-long >"$logs/check-long.log" 2>&1
-    local t name
-    for t in $(make -s --no-print-directory print-sweep-tests); do
-        name=long-$(basename "$t")
-        if [ -f "$t.log" ]; then
-            cp "$t.log" "$logs/$name.log"
-        else
-            cp "$logs/check-long.log" "$logs/$name.log"
-        fi
-        if [ -f "$t.trs" ] && grep -q '^:test-result: PASS' "$t.trs" &&
-               grep -q 'every p:' "$logs/$name.log"; then
-            pass "$name"
-        else
-            fail "$name" "$logs/$name.log"
-        fi
-    done
+    harness_results long print-sweep-tests "$logs/check-long.log" 'every p:'
 }
 
 # 8. The same source against Open MPI 5.0 (scripts/ompi5.sh: a Debian 13
