@@ -1728,7 +1728,7 @@ static void describe_run(comm_run_t *run, int i)
     const int *sizes = g.opt.comm_sizes, n = g.opt.ncomm_sizes;
     int *per_node = calloc((size_t)g.nodes, sizeof(int));
     if (NULL == per_node) {
-        fail_all(EXIT_FAIL, "out of memory");
+        die(EXIT_FAIL, "out of memory for the node map"); /* local: not every rank fails */
     }
     run->size = sizes[i];
     run->comm_min = sizes[i];
@@ -1898,7 +1898,7 @@ static void plan_runs(report_t *rep)
         for (int k = 0; k < rep->ncolls; k++) {
             coll_state_t *c = calloc(1, sizeof(*c));
             if (NULL == c) {
-                fail_all(EXIT_FAIL, "out of memory");
+                die(EXIT_FAIL, "out of memory for a communicator size's state");
             }
             c->coll = rep->colls[k];
             c->mpi_name = RABRED_COLL_ALLREDUCE == c->coll ? "MPI_Allreduce" : "MPI_Reduce";
