@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "select/rabred_estimate.h"
+#include "select/rabred_select.h"
 #include "rabred_test.h"
 #include "rabred_test_nomem.h"
 
@@ -511,6 +512,87 @@ static void test_choose_nomem(void)
     rabred_estimate_fini(&e);
 }
 
+
+/* An epoch ends when some acting offset moves more than the tolerance from
+ * where the epoch began; drift adds up from there, not step by step. */
+static void test_epoch(void)
+{
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    int start = rabred_estimate_epoch(&e, 1e-3);
+    double g[4] = {0, 0, 0, 0};
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(rabred_estimate_epoch(&e, 1e-3) == start, "balanced calls: the same epoch");
+    int drifted = 0;
+    for (int step = 1; step <= 4; step++) {
+        g[1] = 0.4e-3 * step; /* rank 1 later by 0.4 ms each call (acting: the call before) */
+        rabred_estimate_update(&e, g, 1.0);
+        drifted += rabred_estimate_epoch(&e, 1e-3) != start;
+    }
+    CHECK(1 == drifted && fabs(e.basis[1] - 1.2e-3) < 1e-12,
+          "steps of 0.4 ms against 1 ms: one new epoch, once the drift adds up to 1.2 ms "
+          "(acting %g, basis %g, %d new)", e.acting[1], e.basis[1], drifted);
+    int now = rabred_estimate_epoch(&e, 1e-3);
+    g[1] = 0.3;
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(rabred_estimate_epoch(&e, 1e-3) == now, "a rank 300 ms late once: not yet acting");
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(rabred_estimate_epoch(&e, 1e-3) != now, "a rank 300 ms late twice: a new epoch");
+    now = rabred_estimate_epoch(&e, 1e-3);
+    rabred_estimate_reset(&e);
+    CHECK(rabred_estimate_epoch(&e, 1e-3) != now, "a reset (a new hint): a new epoch");
+    rabred_estimate_fini(&e);
+}
+
+/* The selection's cached pick follows the estimate's epoch.  A pick made
+ * while rank 1 was barely late (spread just above min_gain of the call:
+ * worth simulating, nothing gains enough) must not be reused two calls
+ * later when rank 1 is 300 ms late: that stale "nothing" kept a 5-rank
+ * job with one rank 0.3 s late on the balanced plan for 8 calls (a CI
+ * run of test_mpi_hint on a busy machine).  Reuse within an epoch still
+ * holds. */
+static void test_pick_follows_epoch(void)
+{
+    const int p = 5;
+    const int64_t count = 1 << 17;
+    const double min_gain = 0.10;
+    static rabred_pricebook_t book;
+    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &MODEL),
+          "price book");
+    const rabred_alg_t *ring = alg("pairwise_ring");
+    rabred_choice_t balanced = {.alg = ring, .why = RABRED_WHY_DECISION,
+                                .price = book_price(&MODEL, "pairwise_ring", p, 8 * count)};
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
+    rabred_arrival_pick_t pick = {0};
+    int pick_at_calls = 0, pick_epoch = 0;
+    rabred_select_arrival_t arrival = {.est = &e, .type_size = 8, .min_gain = min_gain,
+                                       .pick = &pick, .pick_at_calls = &pick_at_calls,
+                                       .pick_epoch = &pick_epoch};
+    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, count, 1}, .root = -1,
+                             .bytes = 8 * count, .forced = RABRED_ALG_AUTO, .book = &book,
+                             .arrival = &arrival, .prepared = &balanced};
+    rabred_choice_t out;
+    double g[5] = {0, 1.1 * min_gain * balanced.price, 0, 0, 0};
+    rabred_estimate_update(&e, g, 0.5);
+    rabred_estimate_update(&e, g, 0.5);
+    CHECK(RABRED_OK == rabred_select(&in, &out) && ring == out.alg && 2 == pick_at_calls,
+          "rank 1 late by 1.1 min_gain: simulated (at call %d), balanced kept (%s)",
+          pick_at_calls, out.alg ? out.alg->name : "previous");
+    g[1] = 0.3;
+    rabred_estimate_update(&e, g, 1.0);
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&in, &out) && NULL != out.alg && out.alg->arrival_aware &&
+              4 == pick_at_calls,
+          "two calls later rank 1 is 300 ms late: simulated again (at call %d), %s",
+          pick_at_calls, out.alg ? out.alg->name : "previous");
+    const rabred_alg_t *picked = out.alg;
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&in, &out) && picked == out.alg && 4 == pick_at_calls,
+          "the same offsets a call later: the pick of call %d reused", pick_at_calls);
+    rabred_estimate_fini(&e);
+}
+
 int main(void)
 {
     test_update();
@@ -524,5 +606,7 @@ int main(void)
     test_pace_costly();
     test_hint();
     test_determinism();
+    test_epoch();
+    test_pick_follows_epoch();
     return rabred_test_summary("test_estimate");
 }

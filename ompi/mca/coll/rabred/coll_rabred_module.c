@@ -277,7 +277,8 @@ static int choose_with_estimate(mca_coll_rabred_module_t *m, const call_t *c,
         .est = &m->est, .hint_late = RABRED_HINT_LATE == m->hint,
         .type_size = (size_t)e->key.type_size,
         .seg_count = segment_count(e->key.type_size, &e->choice),
-        .min_gain = k->arrival_min_gain, .pick = &e->pick, .pick_at_calls = &e->pick_at_calls};
+        .min_gain = k->arrival_min_gain, .pick = &e->pick, .pick_at_calls = &e->pick_at_calls,
+        .pick_epoch = &e->pick_epoch};
     rabred_select_in_t in;
     int rc = select_in(m, c, &e->key, &arrival, &in);
     in.prepared = &e->choice; /* the balanced choice is the prepared call's */
@@ -290,8 +291,8 @@ static int choose_with_estimate(mca_coll_rabred_module_t *m, const call_t *c,
 }
 
 /* The arrival-aware plan for choice->alg.  With offsets (an estimated
- * call): the one last built while it is recent (the same reuse as the
- * pick's), else built anew with the current estimate.  Without (forced or
+ * call): the one last built while it is recent and of the estimate's
+ * epoch (the same reuse as the pick's), else built anew with the current estimate.  Without (forced or
  * by a rule on a call that is not estimated): built once, for equal
  * arrivals. */
 static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_prepared_t *e,
@@ -302,7 +303,8 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
     int calls = with_offsets ? m->est.calls : -1; /* -1: built without offsets */
     int stale = r->alg != choice->alg || r->stamp != calls;
     if (with_offsets && r->alg == choice->alg && r->stamp >= 0 && calls >= r->stamp) {
-        stale = calls - r->stamp >= RABRED_ARRIVAL_REUSE_CALLS || (0 == r->stamp && calls > 0);
+        stale = calls - r->stamp >= RABRED_ARRIVAL_REUSE_CALLS || (0 == r->stamp && calls > 0) ||
+                r->epoch != m->est.epoch;
     }
     if (stale) {
         rabred_arrival_t storage;
@@ -314,6 +316,7 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
             return plan_error(rc);
         }
         r->stamp = calls;
+        r->epoch = m->est.epoch;
     }
     *out = r;
     return OMPI_SUCCESS;

@@ -24,8 +24,9 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
     e->acting = calloc((size_t)p, sizeof(double));
     e->gaps = calloc(2 * (size_t)p, sizeof(double)); /* gaps, then exchange costs */
     e->tmp = calloc(2 * (size_t)p, sizeof(double));
+    e->basis = calloc((size_t)p, sizeof(double));
     if (NULL == e->offset || NULL == e->last || NULL == e->acting || NULL == e->gaps ||
-        NULL == e->tmp) {
+        NULL == e->tmp || NULL == e->basis) {
         rabred_estimate_fini(e);
         return RABRED_ERR_NOMEM;
     }
@@ -39,6 +40,7 @@ void rabred_estimate_fini(rabred_estimate_t *e)
     free(e->acting);
     free(e->gaps);
     free(e->tmp);
+    free(e->basis);
     memset(e, 0, sizeof(*e));
 }
 
@@ -76,8 +78,9 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
 void rabred_estimate_reset(rabred_estimate_t *e)
 {
     for (int i = 0; i < e->p; i++) {
-        e->offset[i] = e->last[i] = e->acting[i] = 0;
+        e->offset[i] = e->last[i] = e->acting[i] = e->basis[i] = 0;
     }
+    e->epoch++;
     e->calls = 0;
     e->period = 1;
     e->skip = 0;
@@ -93,8 +96,9 @@ void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
     }
     for (int i = 0; i < e->p; i++) {
         double v = sane_gap(offsets[i]) - low;
-        e->offset[i] = e->last[i] = e->acting[i] = v;
+        e->offset[i] = e->last[i] = e->acting[i] = e->basis[i] = v;
     }
+    e->epoch++;
     e->calls = 2;
 }
 
@@ -174,6 +178,19 @@ static double spread_of(const double *v, int p)
 double rabred_estimate_spread(const rabred_estimate_t *e)
 {
     return e->calls > 0 ? spread_of(e->acting, e->p) : 0;
+}
+
+int rabred_estimate_epoch(rabred_estimate_t *e, double tolerance)
+{
+    int moved = 0;
+    for (int i = 0; i < e->p && !moved; i++) {
+        moved = !(fabs(e->acting[i] - e->basis[i]) <= tolerance);
+    }
+    if (moved) {
+        memcpy(e->basis, e->acting, (size_t)e->p * sizeof(double));
+        e->epoch++;
+    }
+    return e->epoch;
 }
 
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain)

@@ -77,6 +77,10 @@ typedef struct {
     int skip;       /* calls still to go without an exchange */
     int looking;    /* the next exchange looks again at a rank late once */
     double cost;    /* an exchange's measured cost in calls (rabred_estimate_note_cost) */
+    /* p: the acting offsets of the current epoch (rabred_estimate_epoch):
+     * what the cached pick and arrival-aware plan were made for */
+    double *basis;
+    int epoch;
 } rabred_estimate_t;
 
 /* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
@@ -205,6 +209,19 @@ typedef enum {
  * BAD: an unknown word, a rank outside 0..p-1 or named twice, a number
  * that does not parse or is negative, NaN or infinite, trailing text. */
 rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets);
+
+/* The epoch of the acting offsets: a new one starts when some offset has
+ * moved more than `tolerance` seconds from the basis (the offsets when the
+ * epoch began).  A pick or plan made in this epoch stays good: a plan's
+ * predicted elapsed time moves by at most how far the arrivals moved
+ * (completion times are maxima of arrival plus work, so ranks later by at
+ * most d delay everything by at most d), so the pick and every alternative
+ * move by at most the tolerance each, and the pick stays within twice the
+ * tolerance of the best.  Drift is measured from
+ * the basis, never step by step, so slow drift also starts an epoch once
+ * it adds up.  Every rank holds the same offsets and tolerance, so every
+ * rank starts the same epochs. */
+int rabred_estimate_epoch(rabred_estimate_t *e, double tolerance);
 
 /* Forget everything learned or assumed: offsets 0, no calls folded in. */
 void rabred_estimate_reset(rabred_estimate_t *e);

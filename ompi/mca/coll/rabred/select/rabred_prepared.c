@@ -63,6 +63,7 @@ static void empty(rabred_prepared_t *e)
     e->run.alg = NULL;
     e->arrival.alg = NULL;
     e->pick_at_calls = 0;
+    e->pick_epoch = 0;
     memset(&e->pick, 0, sizeof(e->pick));
     memset(&e->choice, 0, sizeof(e->choice));
     e->estimated = 0;

@@ -49,6 +49,7 @@ typedef struct {
 typedef struct {
     const rabred_alg_t *alg; /* NULL: nothing built */
     int stamp;               /* arrival-aware plans: the estimate's calls when built */
+    int epoch;               /* and its epoch (rabred_estimate_epoch) */
     rabred_plan_t plan;
     rabred_schedule_t schedule;
     void **requests;         /* 2 * schedule.max_requests slots (two steps in flight) */
@@ -65,6 +66,7 @@ typedef struct {
     rabred_ready_plan_t arrival; /* the arrival-aware plan last run, with its offsets */
     rabred_arrival_pick_t pick;  /* the estimate's last pick and when (rabred_select_arrival_t) */
     int pick_at_calls;
+    int pick_epoch;
 } rabred_prepared_t;
 
 typedef struct {

@@ -256,7 +256,8 @@ static int balanced(const rabred_select_in_t *in, prices_t *pr, rabred_choice_t 
 }
 
 /* Replace the decision's choice by an arrival-aware algorithm when the
- * model says it pays (rabred_estimate_choose), reusing a recent pick (the
+ * model says it pays (rabred_estimate_choose), reusing a recent pick of the
+ * same epoch (the
  * cache belongs to one prepared call: the call's shape and balanced choice
  * are those it was simulated for).  A
  * simulation that fails alike on every rank keeps the balanced choice; out
@@ -268,8 +269,10 @@ static int arrival_pick(const rabred_select_in_t *in, rabred_select_arrival_t *a
     if (!rabred_estimate_may_gain(a->est, price, a->min_gain)) {
         return RABRED_OK; /* nothing can gain enough now, whatever an earlier pick said */
     }
+    int epoch = rabred_estimate_epoch(a->est, 0.5 * a->min_gain * price);
     int fresh = *a->pick_at_calls > 0 && a->est->calls >= *a->pick_at_calls &&
-                a->est->calls - *a->pick_at_calls < RABRED_ARRIVAL_REUSE_CALLS;
+                a->est->calls - *a->pick_at_calls < RABRED_ARRIVAL_REUSE_CALLS &&
+                *a->pick_epoch == epoch;
     if (!fresh) {
         int rc = rabred_estimate_choose(a->est, &in->call, a->type_size, &in->book->model, out->alg,
                                         price > 0 ? price : 0, a->seg_count, a->min_gain, pick);
@@ -281,6 +284,7 @@ static int arrival_pick(const rabred_select_in_t *in, rabred_select_arrival_t *a
             pick->alg = NULL;
         }
         *a->pick_at_calls = a->est->calls;
+        *a->pick_epoch = epoch;
     }
     if (NULL != pick->alg) {
         say(in, out, "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",

@@ -52,9 +52,12 @@ typedef struct {
 } rabred_choice_t;
 
 /* Simulating the arrival-aware algorithms costs O(p^2) messages, so a pick
- * (and the plan built for it) is reused for this many estimated calls; the
- * smoothed estimate moves slowly, and every rank counts calls alike, so all
- * reuse (or redo) it together. */
+ * (and the plan built for it) is reused for up to this many estimated
+ * calls while the offsets stay in its epoch (rabred_estimate_epoch, with
+ * half of min_gain of the call as the tolerance: the pick then stays
+ * within min_gain of the best).  A rank that turns late, or stops being
+ * late, starts a new epoch and the next call simulates again.  Every rank
+ * counts calls and epochs alike, so all reuse (or redo) it together. */
 #define RABRED_ARRIVAL_REUSE_CALLS 8
 
 /* The arrival estimate's part of a call (MPI_Allreduce only). */
@@ -66,6 +69,7 @@ typedef struct {
     double min_gain;             /* coll_rabred_arrival_min_gain */
     rabred_arrival_pick_t *pick; /* the last simulated pick, reused for a few calls */
     int *pick_at_calls;          /* est->calls when it was simulated; 0: none */
+    int *pick_epoch;             /* est->epoch it was simulated in */
     /* out: */
     int estimating;              /* run the gap exchange after this call */
     double balanced_price;       /* the decision's price, for the pacing (0: none) */
