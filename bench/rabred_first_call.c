@@ -61,7 +61,7 @@ static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready
     if (RABRED_OK != rabred_select(&in, &choice) || NULL == choice.alg) {
         return -1;
     }
-    rabred_plan_args_t args = {s->p, 1, in.root, count, 1, 0, NULL, 0};
+    rabred_plan_args_t args = {s->p, 1, in.root, count, 1, 0, NULL, 0, NULL};
     if (RABRED_OK != rabred_ready_plan_build(r, choice.alg, &args)) {
         return -1;
     }

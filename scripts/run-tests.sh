@@ -164,6 +164,22 @@ for np in 2 5; do
 done
 # Tiny segments: the segmented algorithms cut every block into many pieces.
 run_mpi small-segments-np5 5 "$correctness" --quick --mca coll_rabred_segment_size 8
+# The node-aware algorithms over several "nodes" on this one machine
+# (coll_rabred_node_map, docs/node-aware.md): block placement with a short
+# last node, round-robin, and an irregular interleaved map, where
+# non-commutative ops must fall back.  The map must be the one given.
+run_mpi nodes-block2-np5 5 "$correctness" --quick --mca coll_rabred_node_map block:2 \
+    --mca coll_rabred_verbose 1
+run_mpi nodes-cyclic3-np7 7 "$correctness" --quick --nodes-interleaved \
+    --mca coll_rabred_node_map cyclic:3
+run_mpi nodes-irregular-np7 7 "$correctness" --quick --nodes-interleaved \
+    --mca coll_rabred_node_map list:0,0,1,1,1,2,0
+if grep -q "MPI_COMM_WORLD: 5 ranks on 3 nodes (1 to 2 per node, consecutive), from coll_rabred_node_map" \
+       "$logs/nodes-block2-np5.log"; then
+    pass nodes-map-followed
+else
+    fail nodes-map-followed "$logs/nodes-block2-np5.log"
+fi
 # A temporary that cannot be allocated gives an error, not a crash or hang.
 run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
     --mca coll_rabred_allreduce_algorithm rabenseifner
@@ -526,7 +542,8 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
              coll_rabred_intra_rndv_us coll_rabred_intra_peer_us coll_rabred_intra_duplex \
              coll_rabred_intra_invalidate_mbs coll_rabred_intra_overwrite_mbs \
              coll_rabred_intra_aggregate_mbs coll_rabred_inter_alpha_us coll_rabred_inter_mbs \
-             coll_rabred_reduce_mbs coll_rabred_round_sync_us coll_rabred_segment_size; do
+             coll_rabred_reduce_mbs coll_rabred_round_sync_us coll_rabred_segment_size \
+             coll_rabred_node_map; do
     if grep -q "parameter \"$param\"" "$info_log"; then
         pass "ompi-info-$param"
     else

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/rabred_nodes.h"
 #include "plan/rabred_plan.h"
 #include "sim/rabred_sim.h"
 #include "algorithms/rabred_table.h"
@@ -55,6 +56,10 @@ typedef struct {
     double *arrival; /* --arrival: one offset per rank, or NULL */
     int narrival;
     rabred_arrival_t plan_for; /* what arrival-aware builders get */
+    const char *nodes_spec;    /* --nodes, or NULL */
+    int32_t node_of[MAX_P];
+    rabred_nodes_t node_map;
+    const rabred_nodes_t *nodes; /* &node_map with --nodes, else NULL */
     const rabred_alg_t *alg;
 } opts_t;
 
@@ -87,6 +92,9 @@ static void print_help(void)
            "                     time unit): ranks start then, arrival-aware algorithms plan\n"
            "                     with them (and --alpha/--beta/--gamma, default 1 each);\n"
            "                     the model line adds the mean elapsed time\n"
+           "  --nodes SPEC       which ranks share a node, for the node-aware algorithms:\n"
+           "                     block:L (L consecutive ranks per node), cyclic:N (rank r\n"
+           "                     on node r mod N) or list:A,B,... (a node label per rank)\n"
            "  --cost             print 'alpha=A beta=B gamma=G': the simulated time with only\n"
            "                     that term on (beta, gamma per element / count: units of n)\n"
            "  --alpha A --beta B --gamma G\n"
@@ -106,6 +114,7 @@ static void format_restrictions(unsigned r, char *out, size_t size)
     static const struct { unsigned bit; const char *text; } known[] = {
         {RABRED_NEEDS_COMMUTATIVE, "commutative op only"},
         {RABRED_NEEDS_COUNT_GE_POF2, "count >= p'"},
+        {RABRED_NEEDS_ORDERED_NODES, "non-commutative op: consecutive ranks per node"},
     };
     size_t used = 0;
     out[0] = '\0';
@@ -235,7 +244,7 @@ static int parse_coll(const char *text, int *coll)
 
 typedef enum {
     O_ALG, O_P, O_COUNT, O_ROOT, O_COLL, O_NONCOMM, O_SEG, O_COST, O_SVG, O_ALPHA, O_BETA,
-    O_GAMMA, O_LIST, O_HELP, O_ARRIVAL, O_VERSION
+    O_GAMMA, O_LIST, O_HELP, O_ARRIVAL, O_VERSION, O_NODES
 } opt_id_t;
 
 static const struct {
@@ -251,6 +260,7 @@ static const struct {
     {"--beta", NULL, O_BETA, 1},       {"--gamma", NULL, O_GAMMA, 1},
     {"--list", NULL, O_LIST, 0},       {"--help", "-h", O_HELP, 0},
     {"--arrival", NULL, O_ARRIVAL, 1},  {"--version", NULL, O_VERSION, 0},
+    {"--nodes", NULL, O_NODES, 1},
 };
 
 static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
@@ -276,6 +286,7 @@ static int apply_option(opts_t *o, opt_id_t id, const char *flag, const char *v)
     case O_HELP: o->help = 1; break;
     case O_VERSION: o->help = 2; break; /* help 2: the version */
     case O_ARRIVAL: rc = parse_arrival(flag, v, o); break;
+    case O_NODES: o->nodes_spec = v; break;
     }
     return rc;
 }
@@ -359,6 +370,14 @@ static int check_args(opts_t *o)
     if (o->arrival && o->narrival != o->p) {
         return usage_error("--arrival has %d offsets; p=%d needs one per rank", o->narrival, o->p);
     }
+    if (o->nodes_spec) {
+        if (RABRED_OK != rabred_nodes_parse(o->nodes_spec, o->p, o->node_of, &o->node_map.nnodes)) {
+            return usage_error("--nodes '%s': expected block:L or cyclic:N (1..p) or list: with "
+                               "p node labels in 0..p-1 (p=%d)", o->nodes_spec, o->p);
+        }
+        o->node_map.node_of = o->node_of;
+        o->nodes = &o->node_map;
+    }
     if (o->arrival && o->cost) {
         return usage_error("--arrival and --cost do not mix (offsets are times, not terms): "
                            "give --alpha/--beta/--gamma");
@@ -392,7 +411,8 @@ static void describe_call(const opts_t *o, char *out, size_t size)
 static rabred_plan_args_t plan_args(const opts_t *o, int rank)
 {
     rabred_plan_args_t a = {o->p, rank, RABRED_COLL_REDUCE == o->coll ? o->root : -1, o->count,
-                            o->commutative, o->seg, o->arrival ? &o->plan_for : NULL, 0};
+                            o->commutative, o->seg, o->arrival ? &o->plan_for : NULL, 0,
+                            o->nodes};
     return a;
 }
 
@@ -442,7 +462,7 @@ static int simulate(const opts_t *o, double alpha, double beta, double gamma,
     model.arrival = o->arrival;
     rabred_sim_call_t call = {o->alg->build, o->p, RABRED_COLL_REDUCE == o->coll ? o->root : -1,
                               o->count, o->commutative, 0, o->seg, 0,
-                              o->arrival ? &o->plan_for : NULL};
+                              o->arrival ? &o->plan_for : NULL, o->nodes};
     int rc = rabred_simulate(&call, &model, res);
     if (RABRED_OK != rc) {
         fprintf(stderr, PROG ": the simulation could not run (%s)\n",
@@ -632,7 +652,7 @@ int main(int argc, char **argv)
     if (rc) {
         return rc;
     }
-    rabred_call_t call = {o.p, o.count, o.commutative};
+    rabred_call_t call = {o.p, o.count, o.commutative, o.nodes};
     const char *why = rabred_alg_violation(o.alg, &call);
     if (why) {
         fprintf(stderr, PROG ": note: %s %s %s; the selection layer would not choose it for "

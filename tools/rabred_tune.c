@@ -1005,7 +1005,7 @@ static int seg_candidates(const coll_state_t *c, const alg_t *a, int64_t count, 
         return 0;
     }
     rabred_plan_args_t args = {g.size, 0, RABRED_COLL_REDUCE == c->coll ? 0 : -1, count,
-                               !g.opt.noncommutative, 0, NULL, 0};
+                               !g.opt.noncommutative, 0, NULL, 0, NULL};
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     int64_t unsegmented = plan_shape(a->alg, &args, &plan), last = -2;
@@ -1165,7 +1165,7 @@ static void measure_point(coll_state_t *c, int64_t bytes, int refined)
 {
     point_t *pt = &c->pts[c->npts++];
     const int count = (int)(bytes / ELEM);
-    const rabred_call_t call = {g.size, count, !g.opt.noncommutative};
+    const rabred_call_t call = {g.size, count, !g.opt.noncommutative, NULL};
     variant_t v[MAX_ALGS] = {{0, 0}};
     int nv = 0;
 

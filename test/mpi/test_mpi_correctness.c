@@ -26,7 +26,9 @@
  * of more than 2^31 bytes; meant for p = 2), --int8-wrap (adds int8/uint8 SUM
  * that wraps; run with --mca op ^avx, see gen_wrap8), --no-rabred (hidden:
  * no MPI_T at all, checks results of the stock collectives; validates the
- * references of this program).
+ * references of this program), --nodes-interleaved (run under an
+ * interleaved coll_rabred_node_map: the node-aware algorithms then serve
+ * commutative ops only).
  */
 #include <mpi.h>
 
@@ -1156,13 +1158,24 @@ typedef struct {
 
 /* Restrictions of the algorithms this test knows (the component's table,
  * rabred_table.c).  For any other item we cannot know when it falls back,
- * so only "exactly one counter moved" is required of it. */
-static const known_alg KNOWN_ALGS[] = {
+ * so only "exactly one counter moved" is required of it.  The node-aware
+ * ones serve every call when each node's ranks are consecutive (one node
+ * here, or coll_rabred_node_map block:L); under an interleaved map
+ * (--nodes-interleaved: cyclic:N) only commutative ops. */
+static known_alg KNOWN_ALGS[] = {
     {"previous", false, false},     {"recursive_doubling", false, false},
     {"binomial", false, false},     {"rabenseifner", true, false},
     {"ring", false, true},          {"linear", false, false},
-    {"binary_tree", false, false},
+    {"binary_tree", false, false},  {"node_lanes", false, false},
+    {"node_leaders", false, false},
 };
+
+static void nodes_interleaved(void)
+{
+    for (size_t k = 0; k < sizeof KNOWN_ALGS / sizeof KNOWN_ALGS[0]; k++)
+        if (strncmp(KNOWN_ALGS[k].name, "node_", 5) == 0)
+            KNOWN_ALGS[k].needs_commutative = true;
+}
 
 static bool forced_must_serve(const char *alg, const case_t *c)
 {
@@ -1911,10 +1924,13 @@ static bool parse_args(int argc, char **argv)
             g.int8_wrap = true;
         else if (strcmp(argv[k], "--no-rabred") == 0)
             g.no_rabred = true;
+        else if (strcmp(argv[k], "--nodes-interleaved") == 0)
+            nodes_interleaved();
         else {
             if (g.world_rank == 0)
                 fprintf(stderr, "unknown argument '%s'\nusage: %s [--quick] "
-                        "[--large] [--int8-wrap (with --mca op ^avx)]\n",
+                        "[--large] [--int8-wrap (with --mca op ^avx)] "
+                        "[--nodes-interleaved]\n",
                         argv[k], argv[0]);
             return false;
         }

@@ -51,7 +51,7 @@ static rabred_sim_result_t run(const char *name, int p, int64_t count, const rab
     }
     rabred_sim_model_t model = *m;
     model.arrival = timed;
-    rabred_sim_call_t call = {alg->build, p, -1, count, 1, in_place, 0, cost_only, plan_for};
+    rabred_sim_call_t call = {alg->build, p, -1, count, 1, in_place, 0, cost_only, plan_for, NULL};
     int rc = rabred_simulate(&call, &model, &res);
     CHECK(RABRED_OK == rc && res.ok, "%s p=%d count=%lld in_place=%d: %s", name, p,
           (long long)count, in_place, RABRED_OK == rc ? res.error : "simulation failed");
@@ -308,7 +308,7 @@ static void bound_one(const rabred_alg_t *alg, int p, int64_t count, const rabre
     memset(&res, 0, sizeof(res));
     rabred_sim_model_t model = *m;
     model.arrival = off;
-    rabred_sim_call_t call = {alg->build, p, -1, count, 1, 0, seg, 1, arr};
+    rabred_sim_call_t call = {alg->build, p, -1, count, 1, 0, seg, 1, arr, NULL};
     int rc = rabred_simulate(&call, &model, &res);
     CHECK(RABRED_OK == rc && res.ok, "%s p=%d count=%lld: %s", alg->name, p, (long long)count,
           RABRED_OK == rc ? res.error : "simulation failed");
@@ -349,7 +349,7 @@ static void test_bandwidth_bound(void)
                 rabred_arrival_t arr = {off, m->alpha, m->beta, m->gamma};
                 for (int a = 0; a < rabred_table_size(RABRED_COLL_ALLREDUCE); a++) {
                     const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, a);
-                    rabred_call_t call = {p, counts[k], 1};
+                    rabred_call_t call = {p, counts[k], 1, NULL};
                     if (NULL != rabred_alg_violation(alg, &call) || (p > 33 && 0 != kind)) {
                         continue;
                     }

@@ -80,7 +80,7 @@ static void test_grid(void)
                 for (size_t c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++)
                     for (int comm = 0; comm <= 1; comm++)
                         for (size_t f = 0; f < sizeof(forced) / sizeof(forced[0]); f++) {
-                            rabred_call_t call = {ps[a], counts[b], comm};
+                            rabred_call_t call = {ps[a], counts[b], comm, NULL};
                             check_one((rabred_coll_t)coll, &call, counts[b] * sizes[c], forced[f],
                                       &no_model);
                         }
@@ -101,7 +101,7 @@ static void test_grid_model_and_rules(void)
             decide_ctx_t ctx = {NULL, "r.txt", &book, 0};
             for (size_t b = 0; b < sizeof(counts) / sizeof(counts[0]); b++)
                 for (int comm = 0; comm <= 1; comm++) {
-                    rabred_call_t call = {ps[a], counts[b], comm};
+                    rabred_call_t call = {ps[a], counts[b], comm, NULL};
                     for (size_t f = 0; f < sizeof(forced) / sizeof(forced[0]); f++) {
                         check_one(coll, &call, counts[b] * 8, forced[f], &ctx);
                     }
@@ -118,7 +118,7 @@ static void test_grid_model_and_rules(void)
 
 static void test_thresholds(void)
 {
-    rabred_call_t call = {8, 1024, 1};
+    rabred_call_t call = {8, 1024, 1, NULL};
     rabred_choice_t ch;
     decide(RABRED_COLL_ALLREDUCE, &call, 2048, RABRED_ALG_AUTO, &no_model, &ch);
     CHECK(0 == strcmp(ch.alg->name, "recursive_doubling"), "2048 B: %s", ch.alg->name);
@@ -183,7 +183,7 @@ static void test_crossovers(void)
                 int64_t prev_bytes = 0;
                 for (double x = 8; x <= 64.0 * (1 << 20); x *= 1.189207115) {
                     int64_t bytes = (int64_t)x / 8 * 8;
-                    rabred_call_t call = {p, bytes / 8, 1};
+                    rabred_call_t call = {p, bytes / 8, 1, NULL};
                     rabred_choice_t ch;
                     decide(coll, &call, bytes, RABRED_ALG_AUTO, &ctx, &ch);
                     if (NULL != prev && ch.alg != prev) {
@@ -227,7 +227,7 @@ static void test_terms_shift_choices(void)
         CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 16, 0, &m, &book),
               "book");
         decide_ctx_t ctx = {NULL, "none", book, 0};
-        rabred_call_t call = {16, (256 << 10) / 8, 1};
+        rabred_call_t call = {16, (256 << 10) / 8, 1, NULL};
         rabred_choice_t ch;
         decide(RABRED_COLL_ALLREDUCE, &call, 256 << 10, RABRED_ALG_AUTO, &ctx, &ch);
         got[out_of_step] = ch.alg->name;
@@ -245,7 +245,7 @@ static void test_terms_shift_choices(void)
         CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 2, 0, &h, &book),
               "book");
         decide_ctx_t ctx = {NULL, "none", book, 0};
-        rabred_call_t call = {2, (64 << 10) / 8, 1};
+        rabred_call_t call = {2, (64 << 10) / 8, 1, NULL};
         rabred_choice_t ch;
         decide(RABRED_COLL_ALLREDUCE, &call, 64 << 10, RABRED_ALG_AUTO, &ctx, &ch);
         got[costly] = ch.alg->name;
@@ -276,7 +276,7 @@ static void check_term_moves_reduce(const char *term, double off, double on, dou
         CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_REDUCE, 8, 0, m, &book),
               "book");
         decide_ctx_t ctx = {NULL, "none", book, 0};
-        rabred_call_t call = {8, (1 << 20) / 8, 1};
+        rabred_call_t call = {8, (1 << 20) / 8, 1, NULL};
         rabred_choice_t ch;
         decide(RABRED_COLL_REDUCE, &call, 1 << 20, RABRED_ALG_AUTO, &ctx, &ch);
         got[k] = ch.alg->name;
@@ -361,7 +361,7 @@ static void test_forced_fallback(void)
     const rabred_alg_t *blocks = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "binary_blocks");
     rabred_rule_t rule = {RABRED_COLL_ALLREDUCE, 1, INT_MAX, 0, INT64_MAX, -1, blocks->id, 0, 3};
     rabred_rules_t rules = {&rule, 1};
-    rabred_call_t noncommutative = {4, 1 << 17, 0};
+    rabred_call_t noncommutative = {4, 1 << 17, 0, NULL};
     rabred_choice_t ch;
 
     decide_ctx_t with_rule = {&rules, "r.txt", &book, 0};

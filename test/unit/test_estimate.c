@@ -133,7 +133,7 @@ static void choose_case(int p, int who, double late, int64_t count, int commutat
     }
     rabred_estimate_update(&e, g, 1.0);
     rabred_estimate_update(&e, g, 1.0); /* late twice in a row: it counts */
-    rabred_call_t call = {p, count, commutative};
+    rabred_call_t call = {p, count, commutative, NULL};
     const rabred_alg_t *ring = alg("pairwise_ring");
     double price = price_of(p, count);
     CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, ring, price, 0, 0.05, pick),
@@ -197,7 +197,7 @@ static void test_sync_prices_rounds(void)
         rabred_estimate_update(&e, g, 1.0);
         rabred_estimate_update(&e, g, 1.0);
         int64_t bytes = oversubscribed ? 64 << 10 : 1 << 20;
-        rabred_call_t call = {p, bytes / 8, 1};
+        rabred_call_t call = {p, bytes / 8, 1, NULL};
         rabred_arrival_pick_t pick;
         double price = book_price(&m, "bruck", p, bytes);
         CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &m, bruck, price, 0, 0.10, &pick),
@@ -442,7 +442,7 @@ static void test_hint(void)
           "assumed offsets are relative to the earliest rank");
     /* a hinted late rank makes the choice switch like a learned one */
     rabred_estimate_assume(&e, (double[4]){0.5, 0, 0, 0});
-    rabred_call_t call = {4, 1 << 17, 1};
+    rabred_call_t call = {4, 1 << 17, 1, NULL};
     rabred_arrival_pick_t pick;
     CHECK(RABRED_OK == rabred_estimate_choose(&e, &call, 8, &MODEL, alg("pairwise_ring"),
                                               price_of(4, 1 << 17), 0, 0.05, &pick) &&
@@ -485,7 +485,7 @@ static void test_choose_nomem(void)
     double g[6] = {0.1};
     rabred_estimate_update(&e, g, 0.5);
     rabred_estimate_update(&e, g, 0.5);
-    rabred_call_t call = {p, 1 << 17, 1};
+    rabred_call_t call = {p, 1 << 17, 1, NULL};
     rabred_arrival_pick_t pick;
     const rabred_alg_t *ring = alg("neighbor_ring");
     double price = book_price(&MODEL, "neighbor_ring", p, 1 << 20);

@@ -42,7 +42,7 @@ static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t
     sm.f_alpha = m->f_alpha;
     sm.f_beta = m->f_beta;
     rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
-                              commutative, 0, SEG, 1, NULL};
+                              commutative, 0, SEG, 1, NULL, NULL};
     rabred_sim_result_t res;
     return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
                ? rabred_model_metric(&res, alg->coll)
@@ -97,7 +97,7 @@ static void test_prices(void)
                       "fill p=%d", p);
                 for (int i = 0; i < rabred_table_size(coll); i++) {
                     const rabred_alg_t *alg = rabred_table_at(coll, i);
-                    if (alg->arrival_aware) { /* kept out of the balanced decision */
+                    if (alg->arrival_aware || alg->node_aware) { /* kept out of the decision */
                         CHECK(!book.price[coll][0][i].ok && !book.price[coll][1][i].ok,
                               "%s %s p=%d priced", rabred_coll_name(coll), alg->name, p);
                         continue;
@@ -132,7 +132,7 @@ static void test_decision_is_oracle(void)
                 for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
                     for (int commutative = 0; commutative <= 1; commutative++) {
                         int64_t n = round_size(sizes[s], p);
-                        rabred_call_t call = {p, n, commutative};
+                        rabred_call_t call = {p, n, commutative, NULL};
                         rabred_choice_t ch;
                         decide(coll, &call, n, RABRED_ALG_AUTO, &ctx, &ch);
                         CHECK(NULL != ch.alg && RABRED_WHY_DECISION == ch.why, "no choice");
@@ -148,7 +148,8 @@ static void test_decision_is_oracle(void)
                         const char *best_name = "?";
                         for (int i = 0; i < rabred_table_size(coll); i++) {
                             const rabred_alg_t *alg = rabred_table_at(coll, i);
-                            if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware) {
+                            if (NULL != rabred_alg_violation(alg, &call) || alg->arrival_aware ||
+                                alg->node_aware) {
                                 continue;
                             }
                             double t = simulated(alg, p, commutative, n, &models[k]);

@@ -65,7 +65,7 @@ static int simulate_segments(const rabred_alg_t *alg, int p, int root, int64_t c
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, seg_count, 0,
-                              NULL};
+                              NULL, NULL};
     return rabred_simulate(&call, &model, res);
 }
 
@@ -119,7 +119,7 @@ static int has_linear_rounds(const rabred_alg_t *alg)
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     rabred_sim_call_t call = {alg->build, 64, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 64, 1, 0,
-                              0, 1, NULL};
+                              0, 1, NULL, NULL};
     rabred_sim_result_t res;
     int linear = RABRED_OK != rabred_simulate(&call, &model, &res) || res.max_rounds > 40;
     if (nknown < 2 * 32) {
@@ -188,7 +188,7 @@ static void test_order_restrictions_are_real(void)
                 rabred_sim_model_t model;
                 rabred_sim_model_default(&model);
                 rabred_sim_call_t call = {alg->build, 5, RABRED_COLL_REDUCE == coll ? 2 : -1, 50,
-                                          0, 0, 0, 0, alg->arrival_aware ? &arrival : NULL};
+                                          0, 0, 0, 0, alg->arrival_aware ? &arrival : NULL, NULL};
                 int rc = rabred_simulate(&call, &model, &res);
                 CHECK(RABRED_OK == rc && !res.ok, "%s keeps rank order: drop its restriction",
                       alg->name);
@@ -289,7 +289,8 @@ static void test_segmented_ring_overlaps(void)
         rabred_sim_model_default(&model);
         model.alpha = 0.0;
         model.beta = model.gamma = 1.0 / (double)n;
-        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0, NULL};
+        rabred_sim_call_t call = {seg->build, p, -1, n, 1, 0, (n / p + nseg - 1) / nseg, 0, NULL,
+                                  NULL};
         rabred_sim_result_t res;
         int rc = rabred_simulate(&call, &model, &res);
         double want = (1 - 1.0 / p) * 2 + 1.0 / ((double)p * nseg);
@@ -340,7 +341,7 @@ static void test_pipeline_times(void)
             for (int c = 0; c < (p >= 4 ? 6 : 4); c++) {
                 int root = calls[c][0], inside = c >= 4;
                 rabred_sim_call_t call = {pipe->build, p, root, (int64_t)nseg * m, calls[c][1],
-                                          c & 1, m, 0, NULL};
+                                          c & 1, m, 0, NULL, NULL};
                 rabred_sim_result_t res;
                 int rc = rabred_simulate(&call, &model, &res);
                 double want = inside ? pipeline_forward_time(p, root, nseg, x, r)
@@ -371,7 +372,7 @@ static void test_pipeline_posting(void)
     for (int p = 2; p <= 9 && NULL != pipe; p++) {
         for (int root = 0; root < p; root++) {
             for (int rank = 0; rank < p; rank++) {
-                rabred_plan_args_t args = {p, rank, root, 160, 0, 10, NULL, 0};
+                rabred_plan_args_t args = {p, rank, root, 160, 0, 10, NULL, 0, NULL};
                 rabred_plan_t plan;
                 rabred_plan_init(&plan);
                 int rc = rabred_plan_build(pipe->build, &args, &plan), recvs = 1, all = 1;
@@ -459,7 +460,7 @@ static void test_binomial_posting(void)
             int root = p / 3;
             for (int rank = 0; rank < p; rank++) {
                 int ip = in_place && rank == root;
-                rabred_plan_args_t args = {p, rank, root, 64, 1, 0, NULL, ip};
+                rabred_plan_args_t args = {p, rank, root, 64, 1, 0, NULL, ip, NULL};
                 rabred_plan_t plan;
                 rabred_plan_init(&plan);
                 int rc = rabred_plan_build(bin->build, &args, &plan);
@@ -494,7 +495,7 @@ static void test_joined_groups(void)
                     for (int in_place = 0; in_place < 2; in_place++) {
                         int root = RABRED_COLL_REDUCE == coll ? p - 1 : -1;
                         rabred_plan_args_t args = {p,       rank, root, 1000, 1, 0,
-                                                   &arrival, in_place};
+                                                   &arrival, in_place, NULL};
                         rabred_plan_t plan;
                         rabred_plan_init(&plan);
                         if (RABRED_OK == rabred_plan_build(alg->build, &args, &plan)) {
@@ -518,7 +519,7 @@ static void test_joined_groups(void)
      * 4 MiB (64 Ki) not */
     const rabred_alg_t *prs = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "prereduced_scatter");
     for (int64_t count = 1 << 17; NULL != prs && count <= 1 << 19; count <<= 2) {
-        rabred_plan_args_t args = {6, 0, -1, count, 1, 0, NULL, 0};
+        rabred_plan_args_t args = {6, 0, -1, count, 1, 0, NULL, 0, NULL};
         rabred_plan_t pl;
         rabred_plan_init(&pl);
         int groups = 0;
@@ -616,7 +617,8 @@ static void test_segmented_flags(void)
     for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
-            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL, 0};
+            rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL, 0,
+                                       NULL};
             rabred_plan_t whole, cut;
             rabred_plan_init(&whole);
             rabred_plan_init(&cut);
@@ -643,7 +645,7 @@ static void test_table(void)
             CHECK(alg->id != RABRED_ALG_AUTO && alg->id != RABRED_ALG_PREVIOUS, "id of %s", alg->name);
         }
     }
-    rabred_call_t small = {8, 7, 1}, big = {8, 8, 0};
+    rabred_call_t small = {8, 7, 1, NULL}, big = {8, 8, 0, NULL};
     const rabred_alg_t *rab = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "rabenseifner");
     CHECK(NULL != rabred_alg_violation(rab, &small), "count < p' must be refused");
     CHECK(NULL == rabred_alg_violation(rab, &big), "count = p' is fine");
@@ -669,7 +671,7 @@ static void segmented_cost_terms(const rabred_alg_t *alg, int p, int root, int c
         models[k].gamma = 2 == k ? 1.0 / (double)n : 0.0;
     }
     /* correctness is the sweep's job: price only, so that every p is fast */
-    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, seg_count, 1, NULL};
+    rabred_sim_call_t call = {alg->build, p, root, n, commutative, 0, seg_count, 1, NULL, NULL};
     int rc = rabred_simulate_models(&call, models, 3, res);
     for (int k = 0; k < 3; k++) {
         t[k] = RABRED_OK == rc && res[k].ok ? res[k].time : -1.0;
@@ -899,6 +901,9 @@ static void test_costs(void)
     for (int coll = COLL_FIRST; coll < COLL_END; coll++) {
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
+            if (alg->node_aware) {
+                continue; /* their cost is in two links' terms: test_nodes */
+            }
             /* blocks of n/p elements differ by one when p is not a power of
              * two: allow one element per step in the beta/gamma terms; binary
              * blocks cuts n on a power-of-two grid and must match exactly */

@@ -121,7 +121,7 @@ static void test_schedules(void)
                             int at_root = RABRED_COLL_ALLREDUCE == coll || rank == root;
                             rabred_plan_args_t args = {p, rank, root, counts[c], 1,
                                                        alg->segmented ? 16 : 0, NULL,
-                                                       in_place && at_root};
+                                                       in_place && at_root, NULL};
                             if (RABRED_OK != rabred_plan_build(alg->build, &args, &plan)) {
                                 continue; /* count below the algorithm's restriction */
                             }
@@ -209,12 +209,12 @@ static void test_ready_plans(void)
 {
     rabred_ready_plan_t r;
     memset(&r, 0, sizeof(r));
-    rabred_plan_args_t args = {16, 3, -1, 1000, 1, 0, NULL, 0};
+    rabred_plan_args_t args = {16, 3, -1, 1000, 1, 0, NULL, 0, NULL};
     CHECK(RABRED_OK == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &args) &&
               r.alg == &rabred_alg_allreduce_rabenseifner && r.schedule.nsteps > 0 &&
               r.requests_cap >= 2 * r.schedule.max_requests,
           "rabenseifner p=16 not ready");
-    rabred_plan_args_t bad = {16, 16, -1, 1000, 1, 0, NULL, 0}; /* rank outside p */
+    rabred_plan_args_t bad = {16, 16, -1, 1000, 1, 0, NULL, 0, NULL}; /* rank outside p */
     CHECK(RABRED_ERR_ARG == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &bad) &&
               NULL == r.alg,
           "a plan that failed to build stayed runnable");

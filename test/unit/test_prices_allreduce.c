@@ -174,7 +174,7 @@ static void check_call(const rabred_alg_t *alg, int index, int p, int64_t n, int
         sim_models[k].f_alpha = models[k].f_alpha;
         sim_models[k].f_beta = models[k].f_beta;
     }
-    rabred_sim_call_t call = {alg->build, p, -1, n, commutative, 0, 0, 1, NULL};
+    rabred_sim_call_t call = {alg->build, p, -1, n, commutative, 0, 0, 1, NULL, NULL};
     int rc = rabred_simulate_models(&call, sim_models, NMODELS, res);
     int known = range_index(alg);
     CHECK(RABRED_OK == rc && res[0].ok, "%s p=%d n=%lld: simulation failed: %s", alg->name, p,
@@ -215,7 +215,7 @@ static int64_t sim_work(const rabred_alg_t *alg, int p)
 {
     rabred_plan_t plan;
     rabred_plan_init(&plan);
-    rabred_plan_args_t args = {p, 1, -1, (int64_t)2 * p * p, 1, 0, NULL, 0};
+    rabred_plan_args_t args = {p, 1, -1, (int64_t)2 * p * p, 1, 0, NULL, 0, NULL};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     int64_t work = RABRED_OK == rc ? (int64_t)p * plan.nrounds : INT64_MAX;
     rabred_plan_free(&plan);

@@ -81,7 +81,7 @@ static int64_t pipeline_segments(int64_t count, int64_t seg)
  * seconds (0: exact)?  < 0: not checked (see the header). */
 static double slack(const rabred_alg_t *alg, const rabred_price_call_t *c, const rabred_model_t *m)
 {
-    rabred_call_t call = {c->p, c->bytes, c->commutative};
+    rabred_call_t call = {c->p, c->bytes, c->commutative, NULL};
     double per_byte = m->beta + m->gamma;
     if (NULL != rabred_alg_violation(alg, &call)) {
         return -1.0;
@@ -120,7 +120,7 @@ static void check_call(const rabred_alg_t *alg, int p, int root, int commutative
         sm[k].f_alpha = models[k].f_alpha;
         sm[k].f_beta = models[k].f_beta;
     }
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, 0, seg, 1, NULL};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, 0, seg, 1, NULL, NULL};
     int rc = rabred_simulate_models(&call, sm, NMODELS, res);
     CHECK(RABRED_OK == rc && res[0].ok, "%s p=%d root=%d count=%lld: simulation failed (%d, %s)",
           alg->name, p, root, (long long)count, rc, res[0].error);

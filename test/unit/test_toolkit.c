@@ -176,7 +176,7 @@ static void test_table(void)
                           (NULL == other->alias || 0 != strcmp(other->alias, alg->name)),
                       "%s and %s share a name", other->name, alg->name);
             }
-            CHECK(alg->arrival_aware || NULL != alg->price,
+            CHECK(alg->arrival_aware || alg->node_aware || NULL != alg->price,
                   "%s %s: a balanced algorithm without a closed-form price",
                   rabred_coll_name(coll), alg->name);
         }

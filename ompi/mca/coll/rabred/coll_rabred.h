@@ -18,6 +18,7 @@
 #include "coll_rabred_ompi.h"
 
 #include "algorithms/rabred_table.h"
+#include "plan/rabred_nodes.h"
 #include "plan/rabred_plan.h"
 #include "select/rabred_estimate.h"
 #include "select/rabred_model.h"
@@ -67,6 +68,7 @@ typedef struct {
     unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
     int prepared_calls;         /* prepared calls kept per communicator */
+    char *node_map;             /* coll_rabred_node_map: "" learns it from host names */
     /* Settings a call's choice reads that MPI_T may change at run time, as
      * the last call saw them, and the generation that counts changes
      * (mca_coll_rabred_generation). */
@@ -119,6 +121,8 @@ typedef struct {
     int hint_changes_seen;    /* hints set anywhere when it was last read; -1: never */
     char hint_text[RABRED_HINT_TEXT_MAX + 1]; /* ... from this text */
     int agreement;            /* do the ranks decide alike?  RABRED_SETTINGS_* */
+    rabred_nodes_t nodes;     /* which ranks share a node (coll_rabred_nodes.c) */
+    int32_t *node_of;         /* its storage; NULL: unknown, every rank its own node */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -127,6 +131,16 @@ OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
 int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
+
+/* Learn the communicator's node map into m->nodes (coll_rabred_nodes.c).
+ * OMPI_SUCCESS (m->node_of NULL when unknown) or out of resource. */
+int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
+
+/* The node map as plans and restriction checks take it (NULL: unknown). */
+static inline const rabred_nodes_t *mca_coll_rabred_nodes(const mca_coll_rabred_module_t *m)
+{
+    return NULL != m->node_of ? &m->nodes : NULL;
+}
 
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,

@@ -22,6 +22,23 @@
 
 const char *mca_coll_rabred_component_version_string = "Open MPI rabred collective MCA component";
 
+/* Which ranks share a node: learned from the runtime's host names unless
+ * given (coll_rabred_nodes.c). */
+static void register_node_map(mca_coll_rabred_component_t *c)
+{
+    c->node_map = NULL;
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "node_map",
+        "Which ranks of a communicator share a node, for the node-aware algorithms "
+        "(node_lanes, node_leaders). Empty (default): from the host name Open MPI's runtime "
+        "gives for every rank. For tests on one machine: block:L (L consecutive ranks per "
+        "node), cyclic:N (rank r on node r mod N, as --map-by node) or list:A,B,... (a node "
+        "label per rank; communicators of another size use the host names). Must be the same "
+        "on every rank. A wrong map costs speed, never correctness",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &c->node_map);
+}
+
 static int rabred_register(void);
 
 static int rabred_open(void);
@@ -466,6 +483,7 @@ static int rabred_register(void)
     register_model(c);
     register_arrival(c);
     register_rules_file(c);
+    register_node_map(c);
     register_threshold("segment_size", build_segment_help(), RABRED_DEFAULT_SEGMENT_BYTES,
                        MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",

@@ -255,7 +255,7 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
 {
     if (count != m->internal_count) { /* prepared once per size (digests, then gaps) */
         rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0,
-                                   NULL, 1}; /* vec is INPUT and ACC */
+                                   NULL, 1, NULL}; /* vec is INPUT and ACC */
         int rc = rabred_ready_plan_build(&m->internal, &rabred_alg_allreduce_recursive_doubling,
                                          &args);
         m->internal_count = RABRED_OK == rc ? count : -1;

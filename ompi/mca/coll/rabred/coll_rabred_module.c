@@ -48,6 +48,8 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->hint_changes_seen = -1;
     strcpy(m->hint_text, "auto");
     m->agreement = RABRED_SETTINGS_UNCHECKED;
+    memset(&m->nodes, 0, sizeof(m->nodes));
+    m->node_of = NULL;
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -60,6 +62,7 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     }
     rabred_prepared_cache_fini(&m->prepared);
     rabred_ready_plan_free(&m->internal);
+    free(m->node_of);
     for (int i = 0; i < 3; i++) {
         mca_coll_rabred_scratch_release(&m->scratch[i]);
     }
@@ -105,7 +108,8 @@ static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t
 
 /* What depends only on the communicator is prepared here, once: the
  * rules that can match its size (a call then does a short lookup, not a
- * parse), the cache of prepared calls, the arrival hint's subscription. */
+ * parse), the node map, the cache of prepared calls, the arrival hint's
+ * subscription. */
 static int module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
@@ -118,7 +122,8 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     m->model = mca_coll_rabred_model(ompi_group_have_remote_peers(comm->c_local_group)
                                          ? RABRED_LINK_INTER
                                          : RABRED_LINK_INTRA);
-    if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
+    if (OMPI_SUCCESS != mca_coll_rabred_node_map(m, comm) ||
+        OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
         RABRED_OK != rabred_prepared_cache_init(&m->prepared,
                                                 mca_coll_rabred_component.prepared_calls)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -198,13 +203,15 @@ static int plan_error(int rc)
     return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
 }
 
-static rabred_plan_args_t plan_args(const call_t *c, const rabred_call_key_t *key,
+static rabred_plan_args_t plan_args(const mca_coll_rabred_module_t *m, const call_t *c,
+                                    const rabred_call_key_t *key,
                                     const rabred_choice_t *choice,
                                     const rabred_arrival_t *arrival)
 {
     rabred_plan_args_t args = {c->p, c->rank, c->root, c->count,
                                (key->flags & RABRED_KEY_COMMUTATIVE) ? 1 : 0,
-                               segment_count(key->type_size, choice), arrival, c->in_place};
+                               segment_count(key->type_size, choice), arrival, c->in_place,
+                               mca_coll_rabred_nodes(m)};
     return args;
 }
 
@@ -226,7 +233,8 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
     const mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     memset(in, 0, sizeof(*in));
     in->coll = c->coll;
-    in->call = (rabred_call_t){c->p, c->count, (key->flags & RABRED_KEY_COMMUTATIVE) ? 1 : 0};
+    in->call = (rabred_call_t){c->p, c->count, (key->flags & RABRED_KEY_COMMUTATIVE) ? 1 : 0,
+                               mca_coll_rabred_nodes(m)};
     in->root = c->root;
     in->bytes = (int64_t)c->count * key->type_size;
     in->forced = k->algorithm[c->coll];
@@ -252,7 +260,7 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
     }
     const rabred_alg_t *alg = e->choice.alg;
     if (OMPI_SUCCESS == rc && NULL != alg && !alg->arrival_aware) {
-        rabred_plan_args_t args = plan_args(c, key, &e->choice, NULL);
+        rabred_plan_args_t args = plan_args(m, c, key, &e->choice, NULL);
         int brc = rabred_ready_plan_build(&e->run, alg, &args);
         rc = RABRED_OK == brc ? OMPI_SUCCESS : plan_error(brc);
     }
@@ -310,7 +318,7 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
         rabred_arrival_t storage;
         const rabred_arrival_t *arrival =
             with_offsets ? mca_coll_rabred_arrival_input(m, c->dtype, &storage) : NULL;
-        rabred_plan_args_t args = plan_args(c, &e->key, choice, arrival);
+        rabred_plan_args_t args = plan_args(m, c, &e->key, choice, arrival);
         int rc = rabred_ready_plan_build(r, choice->alg, &args);
         if (RABRED_OK != rc) {
             return plan_error(rc);

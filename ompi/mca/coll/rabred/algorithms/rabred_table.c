@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "plan/rabred_nodes.h"
 #include "plan/rabred_toolkit.h"
 
 /* In id order (rabred_alg_t.id). */
@@ -24,6 +25,8 @@ static const rabred_alg_t *const allreduce_algs[] = {
     &rabred_alg_allreduce_sorted_linear_tree,
     &rabred_alg_allreduce_prereduced_ring,
     &rabred_alg_allreduce_prereduced_scatter,
+    &rabred_alg_allreduce_node_lanes,
+    &rabred_alg_allreduce_node_leaders,
 };
 
 static const rabred_alg_t *const reduce_algs[] = {
@@ -109,6 +112,10 @@ const char *rabred_alg_violation(const rabred_alg_t *alg, const rabred_call_t *c
     if ((alg->restrictions & RABRED_NEEDS_COUNT_GE_POF2) &&
         call->count < rabred_pof2_floor(call->p)) {
         return "needs count >= p' (largest power of two <= p)";
+    }
+    if ((alg->restrictions & RABRED_NEEDS_ORDERED_NODES) && !call->commutative &&
+        !rabred_nodes_ordered(call->nodes, call->p)) {
+        return "needs consecutive ranks on each node for a non-commutative op";
     }
     return NULL;
 }

@@ -30,7 +30,10 @@ enum {
 /* Restrictions an algorithm declares; the selection layer checks them. */
 enum {
     RABRED_NEEDS_COMMUTATIVE = 1u << 0, /* combines operands out of rank order */
-    RABRED_NEEDS_COUNT_GE_POF2 = 1u << 1 /* below count p' some ranks idle: use another */
+    RABRED_NEEDS_COUNT_GE_POF2 = 1u << 1, /* below count p' some ranks idle: use another */
+    /* node-aware: a non-commutative op keeps rank order only when every
+     * node's ranks are consecutive (rabred_nodes_ordered) */
+    RABRED_NEEDS_ORDERED_NODES = 1u << 2
 };
 
 /* neighbor_ring cuts a block into at most this many segments: that bounds
@@ -84,6 +87,11 @@ typedef struct rabred_alg {
     /* 1 when the plans cut the vector into seg_count-element segments (a
      * rule's segsize=, coll_rabred_segment_size, the price's closed form) */
     int segmented;
+    /* 1: the plan reads the node map (rabred_plan_args_t.nodes) and
+     * composes flat phases inside and across nodes.  The balanced decision
+     * does not price these yet (its model has one link per communicator):
+     * they run when forced or named by a rule. */
+    int node_aware;
     /* The balanced price in closed form (rabred_price.h), or NULL: the cost
      * model then prices the algorithm with the simulator. */
     rabred_price_fn price;
@@ -94,6 +102,7 @@ typedef struct {
     int p;
     int64_t count;
     int commutative;
+    const rabred_nodes_t *nodes; /* the node map, or NULL (one node) */
 } rabred_call_t;
 
 const char *rabred_coll_name(rabred_coll_t coll);
@@ -120,6 +129,8 @@ extern const rabred_alg_t rabred_alg_allreduce_neighbor_ring;
 extern const rabred_alg_t rabred_alg_allreduce_sorted_linear_tree;
 extern const rabred_alg_t rabred_alg_allreduce_prereduced_ring;
 extern const rabred_alg_t rabred_alg_allreduce_prereduced_scatter;
+extern const rabred_alg_t rabred_alg_allreduce_node_lanes;
+extern const rabred_alg_t rabred_alg_allreduce_node_leaders;
 extern const rabred_alg_t rabred_alg_reduce_binomial;
 extern const rabred_alg_t rabred_alg_reduce_rabenseifner;
 extern const rabred_alg_t rabred_alg_reduce_pairwise_gather;

@@ -155,6 +155,43 @@ void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, 
     }
 }
 
+void rabred_phase_ordered_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    int64_t mine_off = rabred_block_offset(count, p, rank);
+    int64_t mine_len = rabred_block_length(count, p, rank);
+    for (int s = 1; s < p; s++) {
+        rabred_plan_round(plan);
+        if (rank + s < p) {
+            int to = rank + s;
+            rabred_plan_send(plan, to, RABRED_BUF_ACC, rabred_block_offset(count, p, to),
+                             rabred_block_length(count, p, to));
+        }
+        for (int below = 0; s == rank && below < rank; below++) {
+            rabred_plan_send(plan, below, RABRED_BUF_ACC, rabred_block_offset(count, p, below),
+                             rabred_block_length(count, p, below));
+        }
+        int from = s <= rank ? rank - s : s;
+        rabred_plan_recv(plan, from, RABRED_BUF_TMP, mine_off, mine_len);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, mine_off, mine_len, from < rank);
+    }
+}
+
+void rabred_phase_bcast(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    for (int dist = 1; dist < p; dist *= 2) {
+        int sends = rank < dist && rank + dist < p, receives = rank >= dist && rank < 2 * dist;
+        if (sends || receives) {
+            rabred_plan_round(plan);
+        }
+        if (sends) {
+            rabred_plan_send(plan, rank + dist, RABRED_BUF_ACC, 0, count);
+        }
+        if (receives) {
+            rabred_plan_recv(plan, rank - dist, RABRED_BUF_ACC, 0, count);
+        }
+    }
+}
+
 void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t count)
 {
     for (int i = 0; i + 1 < p; i++) {

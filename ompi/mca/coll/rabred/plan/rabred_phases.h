@@ -74,6 +74,20 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
  * (p-1) alpha + (1 - 1/p) n (beta + gamma).  Not in rank order. */
 void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
 
+/* Reduce-scatter in rank order over p blocks, for non-commutative ops:
+ * rank k combines block k as x_0 op x_1 op ... op x_{p-1}, receiving the
+ * lower ranks' blocks from k-1 down to 0 (each in front), then the higher
+ * ones from k+1 up (each behind).  At step s rank k receives from k - s
+ * while s <= k, else from s; so rank j sends at step s to j + s and, at
+ * step j, to every rank below it.  (p-1) alpha + (1 - 1/p) n (beta +
+ * gamma), but rank j posts j sends at step j: slower than the pairwise
+ * exchange when messages are large, and only used where order matters. */
+void rabred_phase_ordered_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
+
+/* Binomial broadcast of ACC from rank 0: at step k the ranks below 2^k
+ * send to rank + 2^k.  ceil(lg p) (alpha + n beta). */
+void rabred_phase_bcast(rabred_plan_t *plan, int p, int rank, int64_t count);
+
 /* Allgather on a ring: at step i send block rank-i to rank+1, receive block
  * rank-i-1 from rank-1.  (p-1) alpha + (1 - 1/p) n beta. */
 void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t count);

@@ -18,6 +18,29 @@ void rabred_plan_reset(rabred_plan_t *plan)
     plan->nrounds = plan->nxfers = plan->nlocals = 0;
     memset(plan->uses, 0, sizeof(plan->uses));
     plan->error = RABRED_OK;
+    memset(&plan->view, 0, sizeof(plan->view));
+    plan->fresh = 0;
+}
+
+void rabred_plan_view(rabred_plan_t *plan, const rabred_plan_view_t *view)
+{
+    if (NULL != view) {
+        plan->view = *view;
+    } else {
+        memset(&plan->view, 0, sizeof(plan->view));
+    }
+    plan->fresh = 1;
+}
+
+/* Where a member's step lands in the communicator's plan. */
+static int view_peer(const rabred_plan_t *plan, int peer)
+{
+    return NULL != plan->view.peers ? plan->view.peers[peer] : peer;
+}
+
+static rabred_buf_t view_buf(const rabred_plan_t *plan, rabred_buf_t buf)
+{
+    return plan->view.input_is_acc && RABRED_BUF_INPUT == buf ? RABRED_BUF_ACC : buf;
 }
 
 void rabred_plan_free(rabred_plan_t *plan)
@@ -54,6 +77,7 @@ void rabred_plan_round(rabred_plan_t *plan)
                  sizeof(rabred_round_t))) {
         return;
     }
+    plan->fresh = 0;
     rabred_round_t *r = &plan->rounds[plan->nrounds++];
     r->first_xfer = plan->nxfers;
     r->first_local = plan->nlocals;
@@ -63,16 +87,16 @@ void rabred_plan_round(rabred_plan_t *plan)
 
 void rabred_plan_round_joined(rabred_plan_t *plan)
 {
-    int had = plan->nrounds;
+    int had = plan->nrounds, fresh = plan->fresh;
     rabred_plan_round(plan);
-    if (had > 0 && plan->nrounds > had) {
+    if (had > 0 && plan->nrounds > had && !fresh) {
         plan->rounds[had].joined = 1;
     }
 }
 
 static rabred_round_t *current_round(rabred_plan_t *plan)
 {
-    if (0 == plan->nrounds) {
+    if (0 == plan->nrounds || plan->fresh) {
         rabred_plan_round(plan);
     }
     return plan->error == RABRED_OK ? &plan->rounds[plan->nrounds - 1] : NULL;
@@ -84,6 +108,9 @@ static void add_xfer(rabred_plan_t *plan, rabred_xfer_dir_t dir, int peer, rabre
     if (len <= 0) {
         return;
     }
+    peer = view_peer(plan, peer);
+    buf = view_buf(plan, buf);
+    off += plan->view.base;
     rabred_round_t *r = current_round(plan);
     if (NULL == r || !reserve(plan, (void **)&plan->xfers, plan->nxfers, &plan->cap_xfers,
                               sizeof(rabred_xfer_t))) {
@@ -113,6 +140,17 @@ static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_
                       rabred_buf_t dst, int64_t off, int64_t len, int src_first, int replicated)
 {
     if (len <= 0) {
+        return;
+    }
+    src = view_buf(plan, src);
+    dst = view_buf(plan, dst);
+    off += plan->view.base;
+    if (src == dst) {
+        /* a copy onto itself under input_is_acc does nothing; a reduction
+         * of a buffer into itself is a builder's error */
+        if (RABRED_LOCAL_REDUCE == kind && RABRED_OK == plan->error) {
+            plan->error = RABRED_ERR_ARG;
+        }
         return;
     }
     rabred_round_t *r = current_round(plan);

@@ -78,6 +78,22 @@ typedef struct {
     int32_t joined; /* runs in one group with the round before (rabred_plan_round_joined) */
 } rabred_round_t;
 
+/* A view runs a phase, or a whole builder, written for ranks 0..s-1 and a
+ * vector of n elements, over a subgroup of the communicator and a
+ * sub-range of the vector: member i is rank peers[i], element e is element
+ * base + e.  With input_is_acc, INPUT names ACC (the data already lives
+ * there, reduced by an earlier phase): a copy INPUT->ACC is then dropped,
+ * and a builder run under the view must be told in_place = 1.  This is
+ * how the node-aware algorithms compose the flat phases and builders
+ * (a reduce-scatter inside a node, an allreduce across nodes of one block)
+ * without new execution code: the plan still names communicator ranks
+ * and whole-vector ranges. */
+typedef struct {
+    const int32_t *peers; /* member i -> rank; NULL: identity */
+    int64_t base;         /* element offset of the sub-range */
+    int input_is_acc;
+} rabred_plan_view_t;
+
 typedef struct {
     rabred_round_t *rounds;
     rabred_xfer_t *xfers;
@@ -86,6 +102,8 @@ typedef struct {
     int32_t cap_rounds, cap_xfers, cap_locals;
     uint8_t uses[RABRED_NBUFS]; /* which buffers the plan touches */
     int error;                  /* first error met while building */
+    rabred_plan_view_t view;    /* rabred_plan_view; peers NULL, base 0: none */
+    int fresh;                  /* the next step starts a round (a view began or ended) */
 } rabred_plan_t;
 
 /* When each rank arrives at the call, and the model that prices a step, for
@@ -103,6 +121,15 @@ typedef struct {
     double gamma;         /* seconds per ELEMENT reduced */
 } rabred_arrival_t;
 
+/* Which ranks share a node (a host: shared memory between them, one
+ * network link out), for the node-aware algorithms.  node_of[r] is rank
+ * r's node, 0 <= node_of[r] < nnodes, every node used; any numbering
+ * (builders number nodes by their lowest rank).  The same on every rank. */
+typedef struct {
+    int nnodes;
+    const int32_t *node_of; /* p entries */
+} rabred_nodes_t;
+
 /* What a builder is given.  root is -1 for allreduce.  Positional
  * initialisers that stop before `arrival` leave it NULL, which every
  * builder reads as "arrivals unknown or equal". */
@@ -118,6 +145,9 @@ typedef struct {
      * into ACC first; only callers that run the plan must set it right (the
      * executor's caller and the simulator do). */
     int in_place;
+    /* The node map (rabred_nodes_t), or NULL: unknown, every rank counts
+     * as one node.  Only the node-aware algorithms read it. */
+    const rabred_nodes_t *nodes;
 } rabred_plan_args_t;
 
 typedef int (*rabred_plan_builder_fn)(const rabred_plan_args_t *args, rabred_plan_t *plan);
@@ -181,6 +211,11 @@ int rabred_plan_group_end(const rabred_plan_t *plan, int r);
  * and no two transfers of different rounds touch the same elements with
  * one of them a receive. */
 int rabred_plan_group_safe(const rabred_plan_t *plan, int first, int end, int input_is_acc);
+
+/* Appends what follows under `view` (NULL: none, back to ranks and whole
+ * ranges); either way the next step starts a new round, so no transfer of
+ * one phase is posted with the local steps of another. */
+void rabred_plan_view(rabred_plan_t *plan, const rabred_plan_view_t *view);
 
 /* Builds a plan with `build` after resetting it; returns RABRED_OK or an error. */
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,

@@ -278,7 +278,7 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     double ts = (double)type_size;
     rabred_arrival_t arrival = rabred_estimate_arrival(e, model, type_size);
     rabred_sim_call_t sc = {alg->build, call->p, -1, call->count, call->commutative,
-                            0, seg_count, 1, &arrival};
+                            0, seg_count, 1, &arrival, NULL};
     rabred_sim_model_t sm = {model->alpha, model->beta * ts, model->gamma * ts,
                              model->f_alpha, model->f_beta, e->acting};
     rabred_sim_result_t res;

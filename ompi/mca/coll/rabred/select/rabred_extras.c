@@ -274,7 +274,7 @@ static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *c
     round_load_t load = {NULL, NULL, 0};
     for (int rank = 0; rank < p && RABRED_OK == rc; rank += stride) {
         rabred_plan_args_t args = {p, rank, call->root, call->bytes, call->commutative,
-                                   call->seg_bytes, NULL, 0};
+                                   call->seg_bytes, NULL, 0, NULL};
         rc = rabred_plan_build(alg->build, &args, plan);
         if (RABRED_OK == rc) {
             rc = add_round_load(&load, plan);
@@ -311,7 +311,7 @@ int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {call->p, rank, call->root, call->bytes, call->commutative,
-                               call->seg_bytes, arrival, 0};
+                               call->seg_bytes, arrival, 0, NULL};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     if (RABRED_OK == rc) {
         *extra = rank_extras(&plan, model);
@@ -336,7 +336,7 @@ int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call
             continue;
         }
         rabred_plan_args_t args = {p, ranks[i], call->root, call->bytes, call->commutative,
-                                   call->seg_bytes, NULL, 0};
+                                   call->seg_bytes, NULL, 0, NULL};
         rc = rabred_plan_build(alg->build, &args, &plan);
         if (RABRED_OK == rc) {
             double t = rank_extras(&plan, model);

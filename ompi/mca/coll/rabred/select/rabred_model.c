@@ -75,7 +75,8 @@ static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_
                          int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
-    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL};
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
+                              NULL};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&call, model, &res);
     *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
@@ -96,7 +97,7 @@ static int sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_b
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
-                               bytes, 1, seg_bytes, NULL, 0};
+                               bytes, 1, seg_bytes, NULL, 0, NULL};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     *work = RABRED_OK == rc ? (int64_t)p * (plan.nrounds + plan.nxfers) : INT64_MAX;
     rabred_plan_free(&plan);
@@ -170,13 +171,15 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
         for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             rabred_price_t *price = &book->price[coll][commutative][i];
-            rabred_call_t call = {p, INT64_MAX / 4, commutative};
+            rabred_call_t call = {p, INT64_MAX / 4, commutative, NULL};
             memset(price, 0, sizeof(*price));
             /* arrival-aware algorithms are left unpriced (ok = 0), so the
              * decision never picks them: with equal arrivals they are the
              * ring (prereduced_ring) or slower (sorted_linear_tree), and
-             * nothing here predicts arrivals yet */
-            if (p >= 2 && !alg->arrival_aware && NULL == rabred_alg_violation(alg, &call)) {
+             * nothing here predicts arrivals yet; node-aware ones too,
+             * until the model has a link inside and one across nodes */
+            if (p >= 2 && !alg->arrival_aware && !alg->node_aware &&
+                NULL == rabred_alg_violation(alg, &call)) {
                 int rc = price_alg(alg, p, commutative, seg_bytes, model, price);
                 if (RABRED_OK != rc) {
                     return rc; /* out of memory: not priced (ensure leaves the flag unset) */

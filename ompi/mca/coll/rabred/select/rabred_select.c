@@ -112,7 +112,7 @@ static void by_threshold(const rabred_select_in_t *in, int64_t limit, rabred_cho
 /* May alg serve the balanced decision of this call? */
 static int candidate(const rabred_select_in_t *in, const prices_t *pr, const rabred_alg_t *alg)
 {
-    return !alg->arrival_aware && pr->base[alg->id - 1] >= 0 &&
+    return !alg->arrival_aware && !alg->node_aware && pr->base[alg->id - 1] >= 0 &&
            NULL == rabred_alg_violation(alg, &in->call);
 }
 

@@ -711,7 +711,8 @@ static int setup_rank(sim_t *s, int rank)
     const rabred_sim_call_t *call = s->ctx.call;
     rabred_plan_t *plan = NULL != s->data ? rabred_sim_data_plan(s->data, rank) : &s->plan;
     rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
-                               call->seg_count, call->arrival, rabred_sim_input_is_acc(call, rank)};
+                               call->seg_count, call->arrival, rabred_sim_input_is_acc(call, rank),
+                               call->nodes};
     int rc = rabred_plan_build(call->build, &args, plan);
     if (RABRED_OK != rc) {
         return rc;

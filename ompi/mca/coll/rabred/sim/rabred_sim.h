@@ -68,6 +68,8 @@ typedef struct {
                         * own `arrival` is what the run is timed with: give
                         * both the same offsets to see a plan made for the
                         * arrivals that really happen */
+    const rabred_nodes_t *nodes; /* passed to the builder (node-aware
+                        * algorithms); NULL: one node */
 } rabred_sim_call_t;
 
 void rabred_sim_model_default(rabred_sim_model_t *model); /* alpha = beta = gamma = 1 */

@@ -1,0 +1,221 @@
+/*
+ * Node layouts for the node-aware algorithms (see rabred_nodes.h).
+ */
+#include "plan/rabred_nodes.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int node_of(const rabred_nodes_t *nodes, int r)
+{
+    return NULL != nodes ? nodes->node_of[r] : 0;
+}
+
+static int valid(const rabred_nodes_t *nodes, int p)
+{
+    if (NULL == nodes) {
+        return 1;
+    }
+    if (nodes->nnodes < 1 || NULL == nodes->node_of) {
+        return 0;
+    }
+    for (int r = 0; r < p; r++) {
+        if (nodes->node_of[r] < 0 || nodes->node_of[r] >= nodes->nnodes) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int rabred_nodes_ordered(const rabred_nodes_t *nodes, int p)
+{
+    if (NULL == nodes || !valid(nodes, p)) {
+        return NULL == nodes;
+    }
+    char *closed = calloc((size_t)nodes->nnodes, 1); /* nodes left behind */
+    if (NULL == closed) {
+        return 0; /* cannot tell: treat as unordered (the flat fallback) */
+    }
+    int ordered = 1;
+    for (int r = 1; r < p && ordered; r++) {
+        int prev = nodes->node_of[r - 1], cur = nodes->node_of[r];
+        if (cur != prev) {
+            closed[prev] = 1;
+            ordered = !closed[cur];
+        }
+    }
+    free(closed);
+    return ordered;
+}
+
+int rabred_nodes_matter(const rabred_nodes_t *nodes, int p)
+{
+    if (NULL == nodes || !valid(nodes, p) || nodes->nnodes < 2) {
+        return 0;
+    }
+    return nodes->nnodes < p; /* some node holds two ranks */
+}
+
+/* Renumber nodes by lowest rank into id[] (p entries); returns how many. */
+static int renumber(const rabred_nodes_t *nodes, int p, int32_t *id, int32_t *seen)
+{
+    int n = 0;
+    for (int r = 0; r < p; r++) {
+        int raw = node_of(nodes, r);
+        if (seen[raw] < 0) {
+            seen[raw] = n++;
+        }
+        id[r] = seen[raw];
+    }
+    return n;
+}
+
+/* Ranks grouped by node, ascending inside a node: byrank[start[n] ..
+ * start[n + 1]) are node n's ranks. */
+static void group(const int32_t *id, int p, int nnodes, int32_t *start, int32_t *byrank)
+{
+    memset(start, 0, (size_t)(nnodes + 1) * sizeof(int32_t));
+    for (int r = 0; r < p; r++) {
+        start[id[r] + 1]++;
+    }
+    for (int n = 0; n < nnodes; n++) {
+        start[n + 1] += start[n];
+    }
+    int32_t *fill = start + nnodes + 1; /* nnodes more slots after start */
+    memcpy(fill, start, (size_t)nnodes * sizeof(int32_t));
+    for (int r = 0; r < p; r++) {
+        byrank[fill[id[r]]++] = r;
+    }
+}
+
+static void fill_layout(rabred_node_layout_t *l, const int32_t *id, const int32_t *start,
+                        const int32_t *byrank, int rank)
+{
+    l->node = id[rank];
+    l->nlocal = start[l->node + 1] - start[l->node];
+    l->lanes = l->nlocal;
+    for (int n = 0; n < l->nnodes; n++) {
+        int size = start[n + 1] - start[n];
+        l->lanes = size < l->lanes ? size : l->lanes;
+        l->leaders[n] = byrank[start[n]];
+    }
+    for (int i = 0; i < l->nlocal; i++) {
+        l->members[i] = byrank[start[l->node] + i];
+        if (rank == l->members[i]) {
+            l->local = i;
+        }
+    }
+    for (int n = 0; n < l->nnodes; n++) {
+        l->lane[n] = l->local < l->lanes ? byrank[start[n] + l->local] : -1;
+    }
+}
+
+int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *a)
+{
+    memset(l, 0, sizeof(*l));
+    int p = a->p, raw_nodes = NULL != a->nodes ? a->nodes->nnodes : 1;
+    if (!valid(a->nodes, p)) {
+        return RABRED_ERR_ARG;
+    }
+    /* scratch: id[p], seen[raw_nodes], start[2 * (raw_nodes + 1)], byrank[p] */
+    size_t words = 2 * (size_t)p + 3 * (size_t)raw_nodes + 2;
+    int32_t *scratch = malloc(words * sizeof(int32_t));
+    if (NULL == scratch) {
+        return RABRED_ERR_NOMEM;
+    }
+    int32_t *id = scratch, *seen = id + p, *start = seen + raw_nodes;
+    int32_t *byrank = start + 2 * (raw_nodes + 1);
+    for (int n = 0; n < raw_nodes; n++) {
+        seen[n] = -1;
+    }
+    l->nnodes = renumber(a->nodes, p, id, seen);
+    group(id, p, l->nnodes, start, byrank);
+    l->members = malloc((size_t)p * sizeof(int32_t));
+    l->lane = malloc((size_t)l->nnodes * sizeof(int32_t));
+    l->leaders = malloc((size_t)l->nnodes * sizeof(int32_t));
+    if (NULL == l->members || NULL == l->lane || NULL == l->leaders) {
+        free(scratch);
+        rabred_node_layout_free(l);
+        return RABRED_ERR_NOMEM;
+    }
+    fill_layout(l, id, start, byrank, a->rank);
+    l->ordered = rabred_nodes_ordered(a->nodes, p);
+    free(scratch);
+    return RABRED_OK;
+}
+
+void rabred_node_layout_free(rabred_node_layout_t *l)
+{
+    free(l->members);
+    free(l->lane);
+    free(l->leaders);
+    memset(l, 0, sizeof(*l));
+}
+
+/* A whole number in 0..max at *s (advanced past it), or -1. */
+static long parse_count(const char **s, long max)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(*s, &end, 10);
+    if (end == *s || errno || v < 0 || v > max || '-' == **s || '+' == **s) {
+        return -1;
+    }
+    *s = end;
+    return v;
+}
+
+/* node_of[r] = labels given per rank; renumbered by lowest rank. */
+static int parse_list(const char *s, int p, int32_t *node_of)
+{
+    for (int r = 0; r < p; r++) {
+        long v = parse_count(&s, p - 1);
+        if (v < 0 || (r + 1 < p ? ',' != *s++ : '\0' != *s)) {
+            return RABRED_ERR_ARG;
+        }
+        node_of[r] = (int32_t)v;
+    }
+    return RABRED_OK;
+}
+
+int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes)
+{
+    if (NULL == spec || p < 1) {
+        return RABRED_ERR_ARG;
+    }
+    const char *s = strchr(spec, ':');
+    if (NULL == s) {
+        return RABRED_ERR_ARG;
+    }
+    size_t kind = (size_t)(s++ - spec);
+    if (4 == kind && 0 == strncmp(spec, "list", 4)) {
+        if (RABRED_OK != parse_list(s, p, node_of)) {
+            return RABRED_ERR_ARG;
+        }
+    } else {
+        long k = parse_count(&s, INT32_MAX);
+        int block = 5 == kind && 0 == strncmp(spec, "block", 5);
+        int cyclic = 6 == kind && 0 == strncmp(spec, "cyclic", 6);
+        if (k < 1 || '\0' != *s || !(block || cyclic)) {
+            return RABRED_ERR_ARG;
+        }
+        k = k < p ? k : p; /* a communicator smaller than a node: one node (block) or one
+                            * rank per node (cyclic) */
+        for (int r = 0; r < p; r++) {
+            node_of[r] = (int32_t)(block ? r / k : r % k);
+        }
+    }
+    int32_t *seen = malloc((size_t)p * sizeof(int32_t));
+    if (NULL == seen) {
+        return RABRED_ERR_NOMEM;
+    }
+    for (int n = 0; n < p; n++) {
+        seen[n] = -1;
+    }
+    rabred_nodes_t raw = {p, node_of};
+    *nnodes = renumber(&raw, p, node_of, seen); /* in place: each rank read before written */
+    free(seen);
+    return RABRED_OK;
+}

@@ -1,0 +1,50 @@
+/*
+ * A rank's view of the node map (rabred_nodes_t): its node, its place
+ * among the node's ranks, the lanes (the ranks with the same local index
+ * on every node) and the node leaders, as the node-aware algorithms use
+ * them.  Nodes are numbered by their lowest rank, whatever numbering the
+ * map came with, so that node order follows rank order wherever it can.
+ */
+#ifndef RABRED_NODES_H
+#define RABRED_NODES_H
+
+#include <stdint.h>
+
+#include "plan/rabred_plan.h"
+
+typedef struct {
+    int node, nnodes;  /* this rank's node (numbered by lowest rank), how many nodes */
+    int local, nlocal; /* this rank's index among its node's ranks (ascending), how many */
+    int lanes;         /* ranks on the smallest node: the lanes every node has */
+    int32_t *members;  /* nlocal: this node's ranks, ascending */
+    int32_t *lane;     /* nnodes: rank of local index `local` on every node (local < lanes) */
+    int32_t *leaders;  /* nnodes: each node's lowest rank, in node order */
+    /* 1 when every node's ranks are consecutive (block placement): combining
+     * inside nodes, then across nodes in node order, is rank order */
+    int ordered;
+} rabred_node_layout_t;
+
+/* The layout of args->rank under args->nodes (NULL: one node of all
+ * ranks).  RABRED_OK, RABRED_ERR_NOMEM, or RABRED_ERR_ARG for a map with
+ * a node outside 0..nnodes-1.  Free with rabred_node_layout_free. */
+int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *args);
+void rabred_node_layout_free(rabred_node_layout_t *l);
+
+/* Are the ranks of every node consecutive (NULL: one node, yes)?  O(p). */
+int rabred_nodes_ordered(const rabred_nodes_t *nodes, int p);
+
+/* Does the map put several ranks on some node and use two or more nodes
+ * (NULL: no)?  Only then is a node-aware plan different from a flat one. */
+int rabred_nodes_matter(const rabred_nodes_t *nodes, int p);
+
+/* A node map from text, for tests and tools (every rank must give the
+ * same): "block:L" puts ranks 0..L-1 on the first node, L..2L-1 on the
+ * next (the last may hold fewer: Open MPI's --map-by slot); "cyclic:N"
+ * puts rank r on node r mod N (--map-by node); "list:A,B,..." gives each
+ * of the p ranks' node by any labels 0..p-1.  node_of (p entries)
+ * receives nodes numbered by lowest rank, *nnodes how many.  RABRED_OK,
+ * or RABRED_ERR_ARG for anything else (L or N below 1, a list not of
+ * p labels).  L or N above p counts as p. */
+int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes);
+
+#endif /* RABRED_NODES_H */

@@ -1,0 +1,225 @@
+/*
+ * The node-aware algorithms' plans through the simulator (no MPI), over
+ * node maps of every shape a job can have:
+ *  - block placement (--map-by slot), regular and with a short last node;
+ *  - round-robin placement (--map-by node);
+ *  - random irregular maps (a few ranks of each node, as MPI_Comm_split
+ *    leaves them), interleaved and consecutive;
+ *  - one node, and one rank per node;
+ * for every p up to 128 and a sample to 1024 (every p with
+ * RABRED_TEST_SWEEP=full, like the flat sweeps), counts 0, 1, below the
+ * lanes and odd, commutative ops, in place and not; non-commutative ops on
+ * every map whose nodes hold consecutive ranks (the result must be in rank
+ * order), and on the others the restriction must refuse them.
+ * Also: the node map parser, the layout, and the plan view composing
+ * phases over subgroups.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/rabred_nodes.h"
+#include "plan/rabred_phases.h"
+#include "sim/rabred_sim.h"
+#include "rabred_test.h"
+
+static uint64_t rng = 88172645463325252ULL;
+
+static int random_below(int n)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (int)(rng % (uint64_t)n);
+}
+
+enum { MAP_BLOCK2, MAP_BLOCK_SHORT, MAP_CYCLIC, MAP_RANDOM, MAP_RANDOM_RUNS, MAP_ONE_NODE,
+       MAP_SINGLETONS, NMAPS };
+static const char *map_name[NMAPS] = {"block:2", "block, short last node", "cyclic",
+                                      "random interleaved", "random consecutive", "one node",
+                                      "one rank per node"};
+
+/* Fills node_of for map kind k at p; returns the number of nodes. */
+static int make_map(int k, int p, int32_t *node_of)
+{
+    int nodes = 1;
+    for (int r = 0; r < p; r++) {
+        switch (k) {
+        case MAP_BLOCK2: node_of[r] = r / 2; break;
+        case MAP_BLOCK_SHORT: node_of[r] = r / (p > 4 ? p / 3 + 1 : 2); break;
+        case MAP_CYCLIC: node_of[r] = r % (p > 3 ? 3 + p % 5 : 2); break;
+        case MAP_RANDOM: node_of[r] = random_below(p > 8 ? p / 4 : 2); break;
+        case MAP_RANDOM_RUNS: /* cut after a rank with probability 1/4 */
+            node_of[r] = 0 == r ? 0 : node_of[r - 1] + (0 == random_below(4));
+            break;
+        case MAP_ONE_NODE: node_of[r] = 0; break;
+        default: node_of[r] = r; break;
+        }
+        nodes = node_of[r] + 1 > nodes ? node_of[r] + 1 : nodes;
+    }
+    /* labels may skip (random): the map needs every node used */
+    int32_t *label = malloc((size_t)nodes * sizeof(int32_t));
+    for (int n = 0; n < nodes; n++) {
+        label[n] = -1;
+    }
+    int used = 0;
+    for (int r = 0; r < p; r++) {
+        if (label[node_of[r]] < 0) {
+            label[node_of[r]] = used++;
+        }
+        node_of[r] = label[node_of[r]];
+    }
+    free(label);
+    return used;
+}
+
+static void check_call(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p, int64_t count,
+                       int commutative, int in_place, const char *map)
+{
+    rabred_sim_model_t model;
+    rabred_sim_model_default(&model);
+    rabred_sim_call_t call = {alg->build, p, -1, count, commutative, in_place, 0, 0, NULL, nodes};
+    rabred_sim_result_t res;
+    int rc = rabred_simulate(&call, &model, &res);
+    CHECK(RABRED_OK == rc && res.ok, "%s p=%d map %s count=%lld comm=%d inplace=%d: %s",
+          alg->name, p, map, (long long)count, commutative, in_place,
+          RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+/* Every map kind at p, the node-aware algorithms, every count and kind of op. */
+static void sweep_p(int p, int32_t *node_of, int full)
+{
+    for (int k = 0; k < NMAPS; k++) {
+        rabred_nodes_t nodes = {make_map(k, p, node_of), node_of};
+        int ordered = rabred_nodes_ordered(&nodes, p);
+        int64_t counts[] = {2 * (int64_t)p + 1, 0, 1, 3};
+        for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
+            const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
+            if (!alg->node_aware) {
+                continue;
+            }
+            for (int c = 0; c < (full ? 4 : 1); c++) {
+                check_call(alg, &nodes, p, counts[c], 1, (p + c) & 1, map_name[k]);
+                rabred_call_t nc = {p, counts[c], 0, &nodes};
+                const char *why = rabred_alg_violation(alg, &nc);
+                CHECK(ordered == (NULL == why), "%s p=%d map %s: ordered %d, restriction %s",
+                      alg->name, p, map_name[k], ordered, why ? why : "none");
+                if (ordered) {
+                    check_call(alg, &nodes, p, counts[c], 0, (p + c + 1) & 1, map_name[k]);
+                }
+            }
+        }
+    }
+}
+
+static void test_maps(void)
+{
+    int32_t *node_of = malloc(1024 * sizeof(int32_t));
+    for (int p = 1; p <= 1024; p++) {
+        if (p <= 128 || (rabred_test_sweeps_p(p) && (p <= 256 || rabred_test_full_sweep() ||
+                                                      p == 1000 || p == 1024 || p % 97 == 0))) {
+            sweep_p(p, node_of, p <= 64);
+        }
+    }
+    free(node_of);
+}
+
+/* The restriction is real: on an interleaved map a non-commutative op
+ * really loses rank order (else the restriction costs users for nothing). */
+static void test_order_restriction_is_real(void)
+{
+    int32_t node_of[6] = {0, 1, 0, 1, 0, 1};
+    rabred_nodes_t nodes = {2, node_of};
+    rabred_sim_model_t model;
+    rabred_sim_model_default(&model);
+    for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
+        const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
+        if (alg->node_aware) {
+            rabred_sim_call_t call = {alg->build, 6, -1, 50, 0, 0, 0, 0, NULL, &nodes};
+            rabred_sim_result_t res;
+            CHECK(RABRED_OK == rabred_simulate(&call, &model, &res) && !res.ok,
+                  "%s keeps rank order on an interleaved map: drop its restriction", alg->name);
+        }
+    }
+}
+
+static void test_parse(void)
+{
+    int32_t n[8];
+    int nn = 0;
+    CHECK(RABRED_OK == rabred_nodes_parse("block:3", 8, n, &nn) && 3 == nn && 0 == n[2] &&
+              1 == n[3] && 2 == n[7],
+          "block:3 at p=8: 3 nodes, the last of 2 (%d nodes)", nn);
+    CHECK(RABRED_OK == rabred_nodes_parse("cyclic:3", 8, n, &nn) && 3 == nn && 0 == n[3] &&
+              2 == n[5],
+          "cyclic:3 at p=8");
+    CHECK(RABRED_OK == rabred_nodes_parse("list:5,5,2,5,7,2,0,0", 8, n, &nn) && 4 == nn &&
+              0 == n[0] && 1 == n[2] && 0 == n[3] && 2 == n[4] && 3 == n[7],
+          "a list is renumbered by lowest rank (%d nodes)", nn);
+    CHECK(RABRED_OK == rabred_nodes_parse("block:64", 8, n, &nn) && 1 == nn,
+          "block:L above p: one node");
+    static const char *bad[] = {"", "block", "block:", "block:0", "block:-2", "cyclic:x",
+                                "ring:2", "list:0,1", "list:0,1,2,3,4,5,6,8", "list:0,,1",
+                                "list:0,1,2,3,4,5,6,7,", "block:2x", NULL};
+    for (int i = 0; bad[i]; i++) {
+        CHECK(RABRED_ERR_ARG == rabred_nodes_parse(bad[i], 8, n, &nn), "\"%s\" is refused",
+              bad[i]);
+    }
+}
+
+static void test_layout(void)
+{
+    int32_t node_of[7] = {4, 1, 4, 1, 4, 9, 1}; /* nodes {0,2,4} {1,3,6} {5} */
+    rabred_nodes_t nodes = {10, node_of};
+    rabred_plan_args_t a = {7, 3, -1, 10, 1, 0, NULL, 0, &nodes};
+    rabred_node_layout_t l;
+    CHECK(RABRED_OK == rabred_node_layout(&l, &a), "layout");
+    CHECK(1 == l.node && 3 == l.nnodes && 1 == l.local && 3 == l.nlocal && 1 == l.lanes &&
+              1 == l.members[0] && 6 == l.members[2] && 0 == l.leaders[0] &&
+              5 == l.leaders[2] && !l.ordered,
+          "rank 3: node %d of %d, local %d of %d, %d lanes", l.node, l.nnodes, l.local,
+          l.nlocal, l.lanes);
+    rabred_node_layout_free(&l);
+    node_of[0] = 12;
+    CHECK(RABRED_ERR_ARG == rabred_node_layout(&l, &a), "a node outside 0..nnodes-1 is refused");
+    CHECK(!rabred_nodes_matter(NULL, 7), "no map: flat");
+}
+
+/* A view maps members to ranks and ranges to a sub-range; a copy of a
+ * buffer onto itself vanishes, a reduction of one into itself is an error. */
+static void test_view(void)
+{
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    int32_t members[2] = {5, 2};
+    rabred_plan_view_t v = {members, 100, 1};
+    rabred_plan_view(&plan, &v);
+    rabred_plan_copy(&plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, 10);
+    rabred_plan_round(&plan);
+    rabred_plan_send(&plan, 1, RABRED_BUF_INPUT, 3, 4);
+    CHECK(0 == plan.nlocals && 1 == plan.nxfers && 2 == plan.xfers[0].peer &&
+              RABRED_BUF_ACC == plan.xfers[0].buf && 103 == plan.xfers[0].off,
+          "member 1 is rank 2, element 3 is 103, INPUT is ACC");
+    rabred_plan_view(&plan, NULL);
+    rabred_plan_send(&plan, 1, RABRED_BUF_INPUT, 3, 4);
+    CHECK(2 == plan.nrounds, "leaving the view starts a round (%d rounds, want 2)", plan.nrounds);
+    CHECK(1 == plan.xfers[1].peer && 3 == plan.xfers[1].off &&
+              RABRED_BUF_INPUT == plan.xfers[1].buf,
+          "outside the view: ranks and ranges as given");
+    rabred_plan_view(&plan, &v);
+    rabred_plan_reduce(&plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, 0, 4, 1);
+    CHECK(RABRED_ERR_ARG == plan.error, "a reduction of ACC into itself is refused");
+    rabred_plan_free(&plan);
+}
+
+int main(void)
+{
+    test_parse();
+    test_layout();
+    test_view();
+    test_order_restriction_is_real();
+    test_maps();
+    char name[64];
+    snprintf(name, sizeof(name), "test_nodes, %s", rabred_test_sweep_name());
+    return rabred_test_summary(name);
+}
