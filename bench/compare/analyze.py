@@ -83,6 +83,19 @@ def meta_bandwidth(outdir):
     return None
 
 
+def meta_ppn(outdir):
+    """Ranks per host of the run (raw/meta.txt), 1 when not given."""
+    try:
+        with open(os.path.join(outdir, 'raw', 'meta.txt')) as f:
+            for line in f:
+                m = re.match(r'ppn: *([0-9]+)\s*$', line)
+                if m:
+                    return max(1, int(m.group(1)))
+    except OSError:
+        pass
+    return 1
+
+
 def stats(d):
     if not d['avg']:
         return None
@@ -92,8 +105,12 @@ def stats(d):
             'spread': (max(d['avg']) - min(d['avg'])) / med if med > 0 else 0.0}
 
 
+PPN = 1  # ranks per host (raw/meta.txt "ppn:"): the bound is the node-level one
+
+
 def bound_us(coll, p, nbytes, bw):
-    factor = 2.0 * (p - 1) / p if coll == 'allreduce' else 1.0
+    nodes = max(1, p // PPN)
+    factor = 2.0 * (nodes - 1) / nodes if coll == 'allreduce' else 1.0
     return 1e6 * factor * nbytes / bw
 
 
@@ -284,10 +301,13 @@ def write_markdown(outdir, rows, modes, bw, bw_src, balanced, plots):
          'forced; "best rabred" the fastest of rabred:auto and every rabred algorithm '
          'forced. Spread = (max - min) / median of the rounds.', '']
     if balanced and bw:
-        L += ['Bandwidth bound: allreduce 2(p-1)/p n/B, reduce n/B, with B = %.2f MB/s '
+        where = ('2(p-1)/p n/B' if PPN == 1 else
+                 '2(N-1)/N n/B over N = p/%d hosts (the node-level bound: %d ranks share '
+                 'each host\'s link)' % (PPN, PPN))
+        L += ['Bandwidth bound: allreduce %s, reduce n/B, with B = %.2f MB/s '
               '(%.1f Mbit/s, %s), compared with the median of the max over ranks '
               '(completion of the operation); from %s up (below it latency dominates).'
-              % (bw / 1e6, bw * 8 / 1e6, bw_src, human(BOUND_MIN_BYTES)), '']
+              % (where, bw / 1e6, bw * 8 / 1e6, bw_src, human(BOUND_MIN_BYTES)), '']
     L += within_summary(rows) + ['']
     for coll in ('allreduce', 'reduce'):
         if not any(r['coll'] == coll for r in rows):
@@ -484,6 +504,8 @@ def main():
                     help='measured link bandwidth, bytes/s (default: raw/meta.txt)')
     ap.add_argument('--no-plots', action='store_true')
     a = ap.parse_args()
+    global PPN
+    PPN = meta_ppn(a.outdir)
     data, modes = load(a.outdir)
     if not data:
         sys.exit('analyze.py: no raw/p*.csv data in %s' % a.outdir)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Compare rabred with Open MPI's coll/tuned on the emulated cluster
-# (bench/cluster/): for each p, bring up p hosts (one rank each) joined by
+# (bench/cluster/): for each p, bring up p hosts (one rank each, or --ppn) joined by
 # shaped links, run bench/rabred_bench with every variant interleaved
 # (tuned:default, rabred:auto, each rabred algorithm, each coll/tuned
 # algorithm forced), take the cluster down, and finally write medians,
@@ -11,7 +11,12 @@
 #
 # Options:
 #   --quick            p in {2,5,8}, sizes 8,64K,1M,4M, 3 repeats (minutes)
-#   --p-list "P ..."   hosts = ranks per run (default "2 3 ... 16")
+#   --p-list "P ..."   ranks per run (default "2 3 ... 16"); hosts = P / ppn
+#   --ppn K            ranks per host (default 1): P / K hosts, their ranks
+#                      sharing memory; the bound becomes the node-level one
+#   --placement PL     cyclic (default: rank r on host r mod N, mpirun
+#                      --map-by node) or block (ranks 0..K-1 on the first
+#                      host: --map-by slot)
 #   --sizes LIST       bytes, comma separated, K/M suffixes
 #                      (default: 8 and 16*4^k up to 16M)
 #   --repeats R        interleaved rounds per size, median reported (default 5)
@@ -58,7 +63,7 @@ p_list="2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"
 sizes=8,16,64,256,1K,4K,16K,64K,256K,1M,4M,16M
 repeats=5 rate=100mbit target_ms=30 skip_factor=4 coll=both variants=
 mode=balanced max_delay='' late_rank='' name='' wait_cluster=0 timeout_min=240
-can_run_only=no build=yes
+can_run_only=no build=yes ppn=1 placement=cyclic
 params=$top/bench/profiles/emulated-100mbit.conf profile=$top/bench/profiles/emulated-100mbit.rules
 p_set=no sizes_set=no repeats_set=no
 while [ $# -gt 0 ]; do
@@ -78,6 +83,8 @@ while [ $# -gt 0 ]; do
         --params) params=${2:?}; shift 2 ;;
         --profile) profile=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
+        --ppn) ppn=${2:?}; shift 2 ;;
+        --placement) placement=${2:?}; shift 2 ;;
         --wait-cluster) wait_cluster=${2:?}; shift 2 ;;
         --timeout-min) timeout_min=${2:?}; shift 2 ;;
         --can-run) can_run_only=yes; shift ;;
@@ -91,8 +98,13 @@ if [ $quick = yes ]; then
     [ $sizes_set = yes ] || sizes=8,64K,1M,4M
     [ $repeats_set = yes ] || repeats=3
 fi
+[[ $ppn =~ ^[1-9][0-9]*$ ]] && [ "$ppn" -le 8 ] || die "bad --ppn '$ppn' (1..8)"
+case $placement in cyclic) map_by=node ;; block) map_by=slot ;; *) die "bad --placement '$placement'" ;; esac
 for p in $p_list; do
-    if ! [[ $p =~ ^[0-9]+$ ]] || [ "$p" -lt 2 ] || [ "$p" -gt 16 ]; then die "bad p '$p' (2..16)"; fi
+    if ! [[ $p =~ ^[0-9]+$ ]] || [ "$p" -lt 2 ] || [ $((p % ppn)) -ne 0 ] ||
+       [ $((p / ppn)) -gt 16 ]; then
+        die "bad p '$p' (2.., a multiple of --ppn $ppn, at most 16 hosts)"
+    fi
 done
 if ! [[ $repeats =~ ^[1-9][0-9]*$ ]]; then die "bad --repeats '$repeats'"; fi
 
@@ -176,6 +188,8 @@ mkdir -p "$out/raw"
 meta=$out/raw/meta.txt
 {
     echo "command: bench/compare/compare.sh $orig_args"
+    echo "ppn: $ppn"
+    echo "placement: $placement"
     echo "argv_resolved: p_list='$p_list' sizes=$sizes repeats=$repeats rate=$rate target_ms=$target_ms skip_factor=$skip_factor mode=$mode max_delay=${max_delay:-0} late_rank=${late_rank:-0} coll=$coll variants=${variants:-all} params=$params profile=$profile"
     if [ "$params" != none ]; then
         grep -v '^#' "$params" | sed 's/^/params_file: /'
@@ -221,7 +235,7 @@ cluster_up() {   # cluster_up N
     # Mark it ours before `up` returns: an interrupted `up` cleans itself
     # up, and `down` after it is harmless.
     owned=yes
-    if ! "$cluster" up "$1" --rate "$rate" --slots 1 >/dev/null; then
+    if ! "$cluster" up "$1" --rate "$rate" --slots "$ppn" >/dev/null; then
         owned=no   # up removed what it made; the state may be someone else's
         say "cluster.sh up $1 failed"; return 1
     fi
@@ -258,9 +272,10 @@ bw=''
 for p in $p_list; do
     echo "p=$p load_before: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$meta"
     t0=$(date +%s)
-    say "p = $p: cluster up ($p hosts, $rate), then rabred_bench ${bench_args[*]}"
+    hosts=$((p / ppn))
+    say "p = $p: cluster up ($hosts hosts x $ppn, $placement, $rate), then rabred_bench ${bench_args[*]}"
     rc=0
-    cluster_up "$p" || rc=$?
+    cluster_up "$hosts" || rc=$?
     if [ $rc -eq 3 ]; then exit 3; fi
     if [ $rc -ne 0 ]; then failed=$((failed + 1)); continue; fi
     if [ -z "$bw" ]; then
@@ -275,7 +290,7 @@ for p in $p_list; do
     # bench's han:default variant (a communicator that prefers it), so
     # tuned:default stays coll/tuned's decision on both Open MPI series
     RABRED_COLL=rabred,tuned,han,basic,libnbc timeout --kill-after=60 "$((timeout_min * 60))" \
-        "$cluster" run -np "$p" --map-by node --mca coll_tuned_use_dynamic_rules 1 \
+        "$cluster" run -np "$p" --map-by "$map_by" --mca coll_tuned_use_dynamic_rules 1 \
         --mca coll_han_priority 0 "${param_args[@]}" \
         "$top/bench/rabred_bench" "${bench_args[@]}" --csv "$out/raw/p$p.csv" \
         > "$out/raw/p$p.md" 2> "$out/raw/p$p.err" &
