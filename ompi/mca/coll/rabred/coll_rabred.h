@@ -132,8 +132,9 @@ int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_thr
 mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
 
-/* Learn the communicator's node map into m->nodes (coll_rabred_nodes.c).
- * OMPI_SUCCESS (m->node_of NULL when unknown) or out of resource. */
+/* Learn the communicator's node map into m->nodes (coll_rabred_nodes.c):
+ * collective, at the first call.  OMPI_SUCCESS, or the exchange's error
+ * or out of resource (m->node_of NULL: no map, every rank its own node). */
 int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 
 /* The node map as plans and restriction checks take it (NULL: unknown). */

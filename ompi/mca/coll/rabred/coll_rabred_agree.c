@@ -14,8 +14,8 @@
  *   - an `-x OMPI_MCA_coll_rabred_...` given to one application context.
  *
  * How: each rank digests what its decisions read (rabred_rules_digest of
- * the rules this communicator uses; the parameters the decision, the cost model and the
- * arrival estimate use; the algorithm table's names, which rules and
+ * the rules this communicator uses; the parameters the decision, the cost model, the
+ * node map and the arrival estimate use; the algorithm table's names, which rules and
  * parameters refer to by id).  The ranks then run one allreduce with MAX
  * of {rules, ~rules, parameters, ~parameters}: the largest digest and the
  * complement of the smallest.  Equal means everyone agrees, and every
@@ -72,6 +72,8 @@ static uint64_t parameters_digest(void)
     ints[n++] = c->arrival_aware;
     ints[n++] = c->arrival_min_bytes;
     uint64_t h = rabred_digest(RABRED_DIGEST_INIT, ints, sizeof(ints));
+    const char *map = NULL != c->node_map ? c->node_map : "";
+    h = rabred_digest(h, map, strlen(map) + 1);
     h = rabred_digest(h, reals, sizeof(reals));
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         for (int i = 0; i < rabred_table_size((rabred_coll_t)coll); i++) {

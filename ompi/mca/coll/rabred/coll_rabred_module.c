@@ -108,8 +108,9 @@ static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t
 
 /* What depends only on the communicator is prepared here, once: the
  * rules that can match its size (a call then does a short lookup, not a
- * parse), the node map, the cache of prepared calls, the arrival hint's
- * subscription. */
+ * parse), the cache of prepared calls, the arrival hint's subscription.
+ * The node map needs an exchange: it is learned at the first call
+ * (settings_agree). */
 static int module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_rabred_module_t *m = (mca_coll_rabred_module_t *)module;
@@ -122,8 +123,7 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     m->model = mca_coll_rabred_model(ompi_group_have_remote_peers(comm->c_local_group)
                                          ? RABRED_LINK_INTER
                                          : RABRED_LINK_INTRA);
-    if (OMPI_SUCCESS != mca_coll_rabred_node_map(m, comm) ||
-        OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
+    if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
         RABRED_OK != rabred_prepared_cache_init(&m->prepared,
                                                 mca_coll_rabred_component.prepared_calls)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -417,7 +417,11 @@ static int settings_agree(mca_coll_rabred_module_t *m, const call_t *c)
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     if (RABRED_SETTINGS_UNCHECKED == m->agreement) {
         int rc = mca_coll_rabred_agree(m, c->comm);
+        if (OMPI_SUCCESS == rc && RABRED_SETTINGS_AGREE == m->agreement) {
+            rc = mca_coll_rabred_node_map(m, c->comm); /* one more exchange, once */
+        }
         if (OMPI_SUCCESS != rc) {
+            m->agreement = RABRED_SETTINGS_UNCHECKED; /* the next call tries again */
             return rc;
         }
     }

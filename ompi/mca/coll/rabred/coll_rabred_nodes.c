@@ -1,18 +1,26 @@
 /*
- * Which ranks of a communicator share a node, learned once at module
- * enable (the node-aware algorithms' input, rabred_nodes_t).
+ * Which ranks of a communicator share a node (the node-aware algorithms'
+ * input, rabred_nodes_t), learned once, at the communicator's first
+ * MPI_Allreduce or MPI_Reduce that reaches rabred (after the settings
+ * check, coll_rabred_agree.c).
  *
- * From the runtime: every process's host name, as Open MPI's runtime
- * (PMIx) publishes it for every peer (opal_get_proc_hostname): ranks with
- * the same name share a node.  No message is sent, and every rank derives
- * the same map from the same names.  Sorting the names costs O(p log p)
- * comparisons once per communicator.  When any name is missing the map is
- * unknown (NULL: every rank its own node), which costs speed, never
- * correctness: the plans are correct under any map.
+ * From the runtime: Open MPI marks every peer process that runs on this
+ * rank's node (OPAL_PROC_ON_LOCAL_NODE, what its shared-memory transport
+ * uses).  Each rank names its node by the lowest rank of the communicator
+ * on it, and one allreduce (MAX of a p-vector where each rank fills its
+ * own slot, lg p rounds through rabred's executor) gives every rank the
+ * same map.  The exchange matters: host names are no substitute, since a
+ * process's own name and the name its peers see for it can differ (the
+ * emulated cluster: the host's name against its hostfile address), and
+ * ranks that build plans from different maps exchange mismatched blocks.
+ * When no rank has a peer off its node (ompi_group_have_remote_peers is
+ * the same on every rank then), there is one node and nothing to exchange.
  *
  * coll_rabred_node_map overrides it with block:L, cyclic:N or list:...
  * (rabred_nodes_parse), so that tests on one machine run the node-aware
- * plans over several "nodes"; it must be the same on every rank.
+ * plans over several "nodes"; it is part of the settings every rank must
+ * share (coll_rabred_agree.c).  A wrong map costs speed, never
+ * correctness: the plans are correct under any map.
  */
 #include "coll_rabred.h"
 
@@ -20,48 +28,41 @@
 #include <string.h>
 
 #include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/group/group.h"
 #include "ompi/proc/proc.h"
+#include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/output.h"
-#include "opal/util/proc.h"
 
-typedef struct {
-    const char *host;
-    int rank;
-} host_rank_t;
-
-static int by_host(const void *a, const void *b)
+/* This rank's node label: the lowest rank of the communicator on its node. */
+static int32_t my_node_label(struct ompi_communicator_t *comm)
 {
-    const host_rank_t *x = a, *y = b;
-    int c = strcmp(x->host, y->host);
-    return 0 != c ? c : x->rank - y->rank;
+    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    for (int r = 0; r < me; r++) {
+        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
+        if (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+            return r;
+        }
+    }
+    (void)p;
+    return me;
 }
 
-/* node_of from host names; 0 when a name is unknown. */
-static int from_hosts(struct ompi_communicator_t *comm, int p, int32_t *node_of, int *nnodes,
-                      int *known)
+/* Every rank's label, the same on every rank: one exchange. */
+static int from_runtime(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                        int32_t *node_of, int32_t *scratch, int *nnodes)
 {
-    host_rank_t *hr = malloc((size_t)p * sizeof(*hr));
-    if (NULL == hr) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    int p = ompi_comm_size(comm);
+    if (!ompi_group_have_remote_peers(comm->c_local_group)) {
+        memset(node_of, 0, (size_t)p * sizeof(int32_t));
+        *nnodes = 1;
+        return OMPI_SUCCESS;
     }
-    *known = 1;
-    for (int r = 0; r < p && *known; r++) {
-        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
-        hr[r].host = NULL != proc ? opal_get_proc_hostname(&proc->super) : NULL;
-        hr[r].rank = r;
-        *known = NULL != hr[r].host && 0 != strcmp(hr[r].host, "unknown");
-    }
-    if (*known) {
-        qsort(hr, (size_t)p, sizeof(*hr), by_host);
-        int label = 0;
-        for (int i = 0; i < p; i++) {
-            label += i > 0 && 0 != strcmp(hr[i].host, hr[i - 1].host);
-            node_of[hr[i].rank] = label;
-        }
-        *nnodes = label + 1;
-    }
-    free(hr);
-    return OMPI_SUCCESS;
+    memset(node_of, 0, (size_t)p * sizeof(int32_t));
+    node_of[ompi_comm_rank(comm)] = my_node_label(comm);
+    int rc = mca_coll_rabred_allreduce_max(m, node_of, scratch, p, &ompi_mpi_int32_t.dt, comm);
+    *nnodes = p; /* labels are ranks: relabelled below */
+    return rc;
 }
 
 /* Relabel nodes by lowest rank (what rabred_nodes_parse gives too), so
@@ -108,37 +109,43 @@ static void say_map(const mca_coll_rabred_module_t *m, struct ompi_communicator_
 int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
 {
     const char *spec = mca_coll_rabred_component.node_map;
-    int p = ompi_comm_size(comm), known = 0, rc = OMPI_SUCCESS;
+    int p = ompi_comm_size(comm), given = 0, rc = OMPI_SUCCESS;
+    free(m->node_of);
     m->node_of = malloc((size_t)p * sizeof(int32_t));
-    int32_t *seen = malloc((size_t)p * sizeof(int32_t));
-    if (NULL == m->node_of || NULL == seen) {
-        free(seen);
+    int32_t *scratch = malloc((size_t)p * sizeof(int32_t));
+    if (NULL == m->node_of || NULL == scratch) {
+        free(scratch);
+        free(m->node_of);
+        m->node_of = NULL;
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    const char *source = "coll_rabred_node_map";
     if (NULL != spec && '\0' != spec[0]) {
-        known = RABRED_OK == rabred_nodes_parse(spec, p, m->node_of, &m->nodes.nnodes);
-        if (!known) {
+        given = RABRED_OK == rabred_nodes_parse(spec, p, m->node_of, &m->nodes.nnodes);
+        if (!given && 0 == ompi_comm_rank(comm)) {
             opal_output(mca_coll_rabred_component.output,
                         "coll:rabred: coll_rabred_node_map \"%s\" is not block:L, cyclic:N or "
-                        "list: with %d node labels; using the runtime's host names", spec, p);
+                        "list: with %d node labels; using the runtime's locality", spec, p);
         }
     }
-    if (!known) {
-        source = "host names";
-        rc = from_hosts(comm, p, m->node_of, &m->nodes.nnodes, &known);
-        if (known) {
-            by_lowest_rank(m->node_of, p, m->nodes.nnodes, seen);
+    if (!given) {
+        rc = from_runtime(m, comm, m->node_of, scratch, &m->nodes.nnodes);
+        if (OMPI_SUCCESS == rc) {
+            by_lowest_rank(m->node_of, p, m->nodes.nnodes, scratch);
+            m->nodes.nnodes = 0;
+            for (int r = 0; r < p; r++) {
+                m->nodes.nnodes = m->node_of[r] + 1 > m->nodes.nnodes ? m->node_of[r] + 1
+                                                                      : m->nodes.nnodes;
+            }
         }
     }
-    free(seen);
-    if (OMPI_SUCCESS != rc || !known) {
+    free(scratch);
+    if (OMPI_SUCCESS != rc) {
         free(m->node_of);
         m->node_of = NULL;
         m->nodes.nnodes = 0;
-        return rc; /* unknown: no map, every rank its own node */
+        return rc;
     }
     m->nodes.node_of = m->node_of;
-    say_map(m, comm, source, 0 == strcmp(source, "host names") ? 2 : 1);
+    say_map(m, comm, given ? "coll_rabred_node_map" : "the runtime's locality", given ? 1 : 2);
     return OMPI_SUCCESS;
 }
