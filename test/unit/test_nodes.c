@@ -14,6 +14,7 @@
  * Also: the node map parser, the layout, and the plan view composing
  * phases over subgroups.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,12 +213,61 @@ static void test_view(void)
     rabred_plan_free(&plan);
 }
 
+/* The two-level simulator: a node's ranks share its network port.  With
+ * only the inter-node byte term on (intra-node messages free), count n:
+ *  - node_lanes, 4 nodes x 2 (block): each lane's ring moves 2 (3/4) n/2,
+ *    and the two lanes of a node share its port: 1.5 n;
+ *  - the flat pairwise ring over the same 8 ranks placed round-robin
+ *    (cyclic:4): 13 of its 14 steps cross nodes (step 4 of the exchange
+ *    stays inside), both ranks of a node sending n/8 at once: 3.25 n;
+ *  - one rank per node: the same time as the one-link simulator. */
+static double sim_time(const char *alg_name, int p, const rabred_nodes_t *nodes, int64_t n,
+                       const rabred_sim_model_t *model)
+{
+    const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, alg_name);
+    rabred_sim_call_t call = {alg->build, p, -1, n, 1, 0, 0, 1, NULL, nodes};
+    rabred_sim_result_t res;
+    int rc = rabred_simulate(&call, model, &res);
+    CHECK(RABRED_OK == rc && res.ok, "%s p=%d: %s", alg_name, p, res.error);
+    return res.time;
+}
+
+static void test_node_ports(void)
+{
+    const int64_t n = 8 << 10;
+    int32_t block[8], cyclic[8], single[8];
+    for (int r = 0; r < 8; r++) {
+        block[r] = r / 2;
+        cyclic[r] = r % 4;
+        single[r] = r;
+    }
+    rabred_nodes_t by_block = {4, block}, by_cyclic = {4, cyclic}, one_each = {8, single};
+    rabred_sim_model_t inter_bytes = {0, 0, 0, 1, 1, NULL, NULL, 0, 1};
+    inter_bytes.nodes = &by_block;
+    double lanes = sim_time("node_lanes", 8, &by_block, n, &inter_bytes);
+    CHECK(fabs(lanes - 1.5 * n) <= 8, "node_lanes 4 x 2: %g, want 1.5 n = %g", lanes, 1.5 * n);
+    inter_bytes.nodes = &by_cyclic;
+    double flat = sim_time("pairwise_ring", 8, &by_cyclic, n, &inter_bytes);
+    CHECK(fabs(flat - 3.25 * n) <= 16, "flat ring round-robin: %g, want 3.25 n = %g", flat,
+          3.25 * n);
+    rabred_sim_model_t one = {1, 1, 1, 1, 1, NULL, NULL, 0, 0};
+    rabred_sim_model_t two = {0, 0, 1, 1, 1, NULL, &one_each, 1, 1};
+    static const char *algs[] = {"rabenseifner", "pairwise_ring", "bruck", "binary_blocks"};
+    for (int i = 0; i < 4; i++) {
+        double t1 = sim_time(algs[i], 8, NULL, 1000, &one);
+        double t2 = sim_time(algs[i], 8, &one_each, 1000, &two);
+        CHECK(fabs(t1 - t2) <= 1e-9 * t1, "%s, one rank per node: %g, one link: %g", algs[i], t2,
+              t1);
+    }
+}
+
 int main(void)
 {
     test_parse();
     test_layout();
     test_view();
     test_order_restriction_is_real();
+    test_node_ports();
     test_maps();
     char name[64];
     snprintf(name, sizeof(name), "test_nodes, %s", rabred_test_sweep_name());

@@ -276,6 +276,7 @@ typedef struct {
     rabred_plan_t plan; /* cost_only: one plan reused for every rank */
     uint32_t *seen, stamp; /* per peer: received from in this round */
     const uint8_t **code_of; /* each rank's compiled plan */
+    double *node_free;       /* two levels: per node, when its out and in ports are free */
     uint8_t *code;         /* the rank being compiled */
     int32_t capcode;
 } sim_t;
@@ -608,6 +609,21 @@ static void round_done(sim_t *s, int rank)
     advance(s, rank, early ? t : r->cpu_free);
 }
 
+/* A message between nodes (two-level model): it also waits for its
+ * nodes' ports, holds them for its bytes' time, and costs the inter-node
+ * terms.  Returns its end. */
+static double node_ports(sim_t *s, const msg_t *msg, double start, double fa, double fb)
+{
+    const rabred_sim_model_t *m = s->model;
+    double *out = &s->node_free[2 * m->nodes->node_of[msg->src]];
+    double *in = &s->node_free[2 * m->nodes->node_of[msg->dst] + 1];
+    start = *out > start ? *out : start;
+    start = *in > start ? *in : start;
+    double bytes_time = fb * m->inter_beta * (double)msg->len;
+    *out = *in = start + bytes_time;
+    return start + fa * m->inter_alpha + bytes_time;
+}
+
 /* One message ends: deliver it, and move on the ranks it completes. */
 static void finish_message(sim_t *s, event_t e)
 {
@@ -619,6 +635,10 @@ static void finish_message(sim_t *s, event_t e)
     start = src->out_free > start ? src->out_free : start;
     start = dst->in_free > start ? dst->in_free : start;
     double end = start + fa * s->model->alpha + fb * s->model->beta * (double)msg->len;
+    if (NULL != s->node_free && s->model->nodes->node_of[msg->src] !=
+                                    s->model->nodes->node_of[msg->dst]) {
+        end = node_ports(s, msg, start, fa, fb);
+    }
     src->out_free = dst->in_free = end;
     if (s->with_data) {
         s->ctx.rc = rabred_sim_data_deliver(s->data, msg->dst, msg->recv_xfer, e.msg);
@@ -704,6 +724,8 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->alpha = model->beta = model->gamma = 1.0;
     model->f_alpha = model->f_beta = 1.0;
     model->arrival = NULL;
+    model->nodes = NULL;
+    model->inter_alpha = model->inter_beta = 1.0;
 }
 
 static int setup_rank(sim_t *s, int rank)
@@ -789,6 +811,7 @@ static void teardown(sim_t *s)
     free(s->seen);
     free(s->code);
     free(s->code_of);
+    free(s->node_free);
 }
 
 /* Builds, checks and compiles every rank's plan (and, in full mode, sets up
@@ -822,6 +845,23 @@ static void run(sim_t *s)
         r->round = r->xfer = r->pending = r->nxfer = r->early = 0;
         r->reduced = r->last_len[0] = r->last_len[1] = 0;
         r->done = r->in_free = r->out_free = r->cpu_free = 0.0;
+    }
+    free(s->node_free);
+    s->node_free = NULL;
+    const rabred_nodes_t *nodes = s->model->nodes;
+    if (NULL != nodes) {
+        for (int i = 0; i < call->p; i++) {
+            if (NULL == nodes->node_of || nodes->node_of[i] < 0 ||
+                nodes->node_of[i] >= nodes->nnodes) {
+                s->ctx.rc = RABRED_ERR_ARG; /* a map the ports cannot follow */
+                return;
+            }
+        }
+        s->node_free = calloc(2 * (size_t)nodes->nnodes, sizeof(double));
+        if (NULL == s->node_free) {
+            s->ctx.rc = RABRED_ERR_NOMEM;
+            return;
+        }
     }
     for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc; i++) {
         advance(s, i, arrival ? arrival[i] : 0.0);

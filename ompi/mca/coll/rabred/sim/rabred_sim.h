@@ -40,6 +40,15 @@ typedef struct {
     double f_alpha; /* one-way message factors (1 = full duplex) */
     double f_beta;
     const double *arrival; /* per-rank start time, or NULL for all 0 */
+    /* Two levels (NULL: one link, the terms above, for every message).
+     * With a node map, the terms above price messages inside a node and
+     * these the ones between nodes; each node also has one network port
+     * each way, which every message leaving (entering) it holds for its
+     * bytes' time (len * inter_beta): the ranks of a node share its link.
+     * Latency is not held: messages of several ranks are in flight at
+     * once, as on a NIC. */
+    const rabred_nodes_t *nodes;
+    double inter_alpha, inter_beta; /* per message, per element */
 } rabred_sim_model_t;
 
 typedef struct {
