@@ -157,6 +157,10 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
  * of memory: OMPI_ERR_OUT_OF_RESOURCE). */
 rabred_model_t mca_coll_rabred_model(int link);
 uint32_t mca_coll_rabred_generation(void);
+/* The two-level book of a communicator whose ranks share nodes: `inter`
+ * between nodes, the intra-node link inside (rabred_pricebooks_get_nodes). */
+int mca_coll_rabred_price_book_nodes(const rabred_model_t *inter, const rabred_nodes_t *nodes,
+                                     rabred_coll_t coll, int p, const rabred_pricebook_t **book);
 int mca_coll_rabred_price_book(const rabred_model_t *model, rabred_coll_t coll, int p,
                                const rabred_pricebook_t **book);
 

@@ -323,6 +323,18 @@ int mca_coll_rabred_price_book(const rabred_model_t *model, rabred_coll_t coll, 
     return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
+int mca_coll_rabred_price_book_nodes(const rabred_model_t *inter, const rabred_nodes_t *nodes,
+                                     rabred_coll_t coll, int p, const rabred_pricebook_t **book)
+{
+    mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    rabred_model_t intra = mca_coll_rabred_model(RABRED_LINK_INTRA);
+    OPAL_THREAD_LOCK(&c->books_lock);
+    int rc = rabred_pricebooks_get_nodes(&c->books, coll, p, c->segment_size, inter, &intra,
+                                         nodes, book);
+    OPAL_THREAD_UNLOCK(&c->books_lock);
+    return RABRED_OK == rc ? OMPI_SUCCESS : OMPI_ERR_OUT_OF_RESOURCE;
+}
+
 /* One link's terms: coll_rabred_<kind>_<term>.  Each is a physical
  * quantity in readable units; rabred-calibrate measures them all. */
 static void register_link(const char *kind, const char *where, const rabred_link_units_t *def,

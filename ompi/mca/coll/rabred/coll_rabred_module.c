@@ -243,8 +243,14 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
     in->short_bytes = k->short_bytes[c->coll];
     in->want_reason = k->verbose >= 1;
     in->arrival = arrival;
-    return c->p > 1 ? mca_coll_rabred_price_book(&m->model, c->coll, c->p, &in->book)
-                    : OMPI_SUCCESS;
+    if (c->p < 2) {
+        return OMPI_SUCCESS;
+    }
+    const rabred_nodes_t *nodes = mca_coll_rabred_nodes(m);
+    if (rabred_nodes_matter(nodes, c->p) && c->p <= RABRED_TWO_LEVEL_MAX_P) {
+        return mca_coll_rabred_price_book_nodes(&m->model, nodes, c->coll, c->p, &in->book);
+    }
+    return mca_coll_rabred_price_book(&m->model, c->coll, c->p, &in->book);
 }
 
 /* A miss: choose, and build the plan unless the choice needs the arrival

@@ -38,22 +38,63 @@
 
 #include "plan/rabred_toolkit.h"
 
+/* Which link's terms a round pays: with a node map (NULL: one link, `m`),
+ * a round with a message to another node pays `m`'s (the network's), one
+ * inside the node the intra-node link's. */
+typedef struct {
+    const rabred_nodes_t *nodes;
+    int rank;
+    const rabred_model_t *intra;
+} links_t;
+
+static const rabred_model_t *round_link(const rabred_plan_t *plan, const rabred_round_t *rd,
+                                        const links_t *links, const rabred_model_t *m)
+{
+    if (NULL == links) {
+        return m;
+    }
+    const int32_t *node_of = links->nodes->node_of;
+    for (int k = 0; k < rd->nxfer; k++) {
+        if (node_of[plan->xfers[rd->first_xfer + k].peer] != node_of[links->rank]) {
+            return m;
+        }
+    }
+    return links->intra;
+}
+
+/* Does transfer x cross the link whose terms are m (with a node map: the
+ * network when m is not the intra-node link)?  A rank sending over the
+ * network while it receives over shared memory pays no duplex term: that
+ * term is the network stack's work in both directions at once. */
+static int on_link(const rabred_xfer_t *x, const links_t *links, const rabred_model_t *m)
+{
+    if (NULL == links) {
+        return 1;
+    }
+    int remote = links->nodes->node_of[x->peer] != links->nodes->node_of[links->rank];
+    return remote == (m != links->intra);
+}
+
 /* One round's duplex and repeat terms.  When the rank sends to a peer it
  * does not receive from while it receives from another, its largest such
  * send moves at 1 / duplex of its speed alone; an exchange with one peer
  * in a round that follows another (`later`) at 1 / repeat of a first
  * one's. */
 static double round_pair_extra(const rabred_plan_t *plan, const rabred_round_t *rd, int later,
-                               const rabred_model_t *m)
+                               const rabred_model_t *m, const links_t *links)
 {
     int64_t one_way = 0, exchanged = 0;
     int receives = 0;
     for (int k = 0; k < rd->nxfer; k++) {
-        receives |= RABRED_XFER_RECV == plan->xfers[rd->first_xfer + k].dir;
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        receives |= RABRED_XFER_RECV == x->dir && on_link(x, links, m);
     }
     for (int k = 0; k < rd->nxfer && receives; k++) {
         const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
         int exchange = 0;
+        if (!on_link(x, links, m)) {
+            continue;
+        }
         for (int i = 0; i < rd->nxfer; i++) {
             const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
             exchange |= RABRED_XFER_RECV == y->dir && y->peer == x->peer;
@@ -186,13 +227,30 @@ static double invalidate_extra(const rabred_plan_t *plan, const rabred_model_t *
     return (double)reduced * m->beta_inv + (double)overwritten * m->beta_overwrite;
 }
 
-/* One rank's structural terms. */
-static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *m)
+/* What each distinct peer costs: its link's peer term. */
+static double peers_extra(const int *peers, int npeers, int overflow, const links_t *links,
+                          const rabred_model_t *m)
+{
+    if (NULL == links) {
+        return (npeers + overflow) * m->peer;
+    }
+    double t = overflow * m->peer;
+    for (int i = 0; i < npeers; i++) {
+        int remote = links->nodes->node_of[peers[i]] != links->nodes->node_of[links->rank];
+        t += remote ? m->peer : links->intra->peer;
+    }
+    return t;
+}
+
+/* One rank's structural terms (links: NULL, or the node map's two links). */
+static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
+                          const links_t *links)
 {
     int peers[64], npeers = 0, overflow = 0, moved = 0;
     double t = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
+        const rabred_model_t *m = round_link(plan, rd, links, net);
         int big = 0, dirs = 0;
         for (int k = 0; k < rd->nxfer; k++) {
             const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
@@ -211,19 +269,21 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *m)
         /* a round that sends and receives pays two crossing handshakes */
         t += rd->nxfer > 0 ? m->sync + big * (3 == dirs ? m->rndv : m->rndv_oneway) : 0.0;
         if (m->duplex > 1 || m->repeat > 1) {
-            t += round_pair_extra(plan, rd, moved, m);
+            t += round_pair_extra(plan, rd, moved, m, links);
         }
         if (m->beta_eager > m->beta && m->eager_bytes > 0) {
             t += eager_extra(plan, rd, m);
         }
         moved |= rd->nxfer > 0;
     }
-    t += m->beta_inv > 0 || m->beta_overwrite > 0 ? invalidate_extra(plan, m) : 0.0;
-    for (int k = 0; k < plan->nlocals && m->copy > 0; k++) {
-        t += RABRED_LOCAL_COPY == plan->locals[k].kind ? (double)plan->locals[k].len * m->copy
+    /* a peer reads memory only inside a node (single-copy transports) */
+    const rabred_model_t *mem = NULL != links ? links->intra : net;
+    t += mem->beta_inv > 0 || mem->beta_overwrite > 0 ? invalidate_extra(plan, mem) : 0.0;
+    for (int k = 0; k < plan->nlocals && net->copy > 0; k++) {
+        t += RABRED_LOCAL_COPY == plan->locals[k].kind ? (double)plan->locals[k].len * net->copy
                                                         : 0.0;
     }
-    return t + (npeers + overflow) * m->peer;
+    return t + peers_extra(peers, npeers, overflow, links, net);
 }
 
 /* Per round: the bytes all sampled ranks send, and the most one sends. */
@@ -314,36 +374,44 @@ int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call
                                call->seg_bytes, arrival, 0, NULL};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     if (RABRED_OK == rc) {
-        *extra = rank_extras(&plan, model);
+        *extra = rank_extras(&plan, model, NULL);
     }
     rabred_plan_free(&plan);
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
-int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
-                        const rabred_model_t *model, double *extra)
+/* The extras of the ranks on the longest paths: 0, 1, p - 1 and the root
+ * (with a node map also the first rank of the second node, where a node's
+ * plan differs). */
+static int extras_of(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                     const rabred_model_t *model, const rabred_nodes_t *nodes,
+                     const rabred_model_t *intra, double *extra)
 {
     *extra = 0;
-    if (no_terms(model)) {
+    if (no_terms(model) && (NULL == intra || no_terms(intra))) {
         return RABRED_OK;
     }
-    int p = call->p, ranks[4] = {0, 1, p - 1, call->root};
+    int p = call->p, ranks[5] = {0, 1, p - 1, call->root, -1};
+    for (int r = 1; NULL != nodes && r < p && ranks[4] < 0; r++) {
+        ranks[4] = nodes->node_of[r] != nodes->node_of[0] ? r : -1;
+    }
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     int rc = RABRED_OK;
-    for (int i = 0; i < 4 && RABRED_OK == rc; i++) {
+    for (int i = 0; i < 5 && RABRED_OK == rc; i++) {
         if (ranks[i] < 0 || ranks[i] >= p || (i > 0 && ranks[i] == ranks[i - 1])) {
             continue;
         }
         rabred_plan_args_t args = {p, ranks[i], call->root, call->bytes, call->commutative,
-                                   call->seg_bytes, NULL, 0, NULL};
+                                   call->seg_bytes, NULL, 0, nodes};
         rc = rabred_plan_build(alg->build, &args, &plan);
         if (RABRED_OK == rc) {
-            double t = rank_extras(&plan, model);
+            links_t links = {nodes, ranks[i], intra};
+            double t = rank_extras(&plan, model, NULL != nodes ? &links : NULL);
             *extra = t > *extra ? t : *extra;
         }
     }
-    if (RABRED_OK == rc && model->aggregate > 0) {
+    if (RABRED_OK == rc && model->aggregate > 0 && NULL == nodes) {
         double agg = 0;
         rc = aggregate_extra(alg, call, model, &plan, &agg);
         *extra += agg;
@@ -353,3 +421,15 @@ int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
+
+int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                        const rabred_model_t *model, double *extra)
+{
+    return extras_of(alg, call, model, NULL, NULL, extra);
+}
+
+int rabred_model_extras_nodes(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                              const rabred_pricebook_t *book, double *extra)
+{
+    return extras_of(alg, call, &book->model, &book->nodes, &book->intra, extra);
+}

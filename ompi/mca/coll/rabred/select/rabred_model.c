@@ -55,15 +55,25 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
  * ranks): about 10 ms.  Larger plans take the closed forms below. */
 #define SIM_BUDGET 400000
 
-static void sim_model(const rabred_model_t *m, double alpha_on, double bytes_on,
+/* The simulator's model for a book: one link (book->model), or with a
+ * node map the intra-node link inside nodes and book->model between them
+ * (rabred_pricebook_fill_nodes). */
+static void sim_model(const rabred_pricebook_t *book, double alpha_on, double bytes_on,
                       rabred_sim_model_t *out)
 {
+    const rabred_model_t *m = &book->model;
+    const rabred_model_t *local = NULL != book->node_of ? &book->intra : m;
     rabred_sim_model_default(out);
-    out->alpha = alpha_on * m->alpha;
-    out->beta = bytes_on * m->beta;
+    out->alpha = alpha_on * local->alpha;
+    out->beta = bytes_on * local->beta;
     out->gamma = bytes_on * m->gamma;
     out->f_alpha = m->f_alpha;
     out->f_beta = m->f_beta;
+    if (NULL != book->node_of) {
+        out->nodes = &book->nodes;
+        out->inter_alpha = alpha_on * m->alpha;
+        out->inter_beta = bytes_on * m->beta;
+    }
 }
 
 /* Simulated seconds in *t, or -1 when this plan cannot be simulated (the
@@ -76,7 +86,7 @@ static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
     rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
-                              NULL};
+                              model->nodes};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&call, model, &res);
     *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
@@ -92,12 +102,12 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
  * (INT64_MAX when the plan cannot be built).  RABRED_ERR_NOMEM as in
  * simulate_time. */
 static int sim_work(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
-                    int64_t *work)
+                    const rabred_nodes_t *nodes, int64_t *work)
 {
     rabred_plan_t plan;
     rabred_plan_init(&plan);
     rabred_plan_args_t args = {p, p > 1 ? 1 : 0, RABRED_COLL_REDUCE == alg->coll ? 0 : -1,
-                               bytes, 1, seg_bytes, NULL, 0, NULL};
+                               bytes, 1, seg_bytes, NULL, 0, nodes};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     *work = RABRED_OK == rc ? (int64_t)p * (plan.nrounds + plan.nxfers) : INT64_MAX;
     rabred_plan_free(&plan);
@@ -130,23 +140,27 @@ static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1
 
 /* RABRED_OK (priced, or left unpriced alike on every rank) or
  * RABRED_ERR_NOMEM. */
-static int price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t seg_bytes,
-                     const rabred_model_t *m, rabred_price_t *out)
+static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
+                     rabred_price_t *out)
 {
+    int p = book->p;
+    int64_t seg_bytes = book->seg_bytes;
     memset(out, 0, sizeof(*out));
-    if (NULL != alg->price) {
+    if (NULL != alg->price && NULL == book->node_of) {
         out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
     }
+    /* with a node map no closed form knows which messages share a node's
+     * link: every algorithm is simulated */
     int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
-    int rc = sim_work(alg, p, n2, seg_bytes, &work);
+    int rc = sim_work(alg, p, n2, seg_bytes, NULL != book->node_of ? &book->nodes : NULL, &work);
     if (RABRED_OK != rc || work > SIM_BUDGET) {
         return rc; /* too large to simulate: left unpriced, alike on every rank */
     }
     rabred_sim_model_t alpha_only, full;
-    sim_model(m, 1.0, 0.0, &alpha_only);
-    sim_model(m, 1.0, 1.0, &full);
+    sim_model(book, 1.0, 0.0, &alpha_only);
+    sim_model(book, 1.0, 1.0, &full);
     /* alpha part at the smallest even size: one segment per block */
     int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
     double t0 = -1, t1 = -1, t2 = -1;
@@ -161,26 +175,24 @@ static int price_alg(const rabred_alg_t *alg, int p, int commutative, int64_t se
     return rc;
 }
 
-int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
-                          const rabred_model_t *model)
+/* Prices what the book's model can price: arrival-aware algorithms are
+ * left unpriced (ok = 0), so the decision never picks them (with equal
+ * arrivals they are the ring, prereduced_ring, or slower,
+ * sorted_linear_tree, and nothing here predicts arrivals); node-aware ones
+ * only in a book with a node map, where they differ from flat ones. */
+static int fill(rabred_pricebook_t *book, rabred_coll_t coll)
 {
-    book->p = p;
-    book->seg_bytes = seg_bytes;
-    book->model = *model;
+    int p = book->p;
+    const rabred_nodes_t *nodes = NULL != book->node_of ? &book->nodes : NULL;
     for (int commutative = 0; commutative <= 1; commutative++) {
         for (int i = 0; i < rabred_table_size(coll) && i < RABRED_TABLE_MAX; i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             rabred_price_t *price = &book->price[coll][commutative][i];
-            rabred_call_t call = {p, INT64_MAX / 4, commutative, NULL};
+            rabred_call_t call = {p, INT64_MAX / 4, commutative, nodes};
             memset(price, 0, sizeof(*price));
-            /* arrival-aware algorithms are left unpriced (ok = 0), so the
-             * decision never picks them: with equal arrivals they are the
-             * ring (prereduced_ring) or slower (sorted_linear_tree), and
-             * nothing here predicts arrivals yet; node-aware ones too,
-             * until the model has a link inside and one across nodes */
-            if (p >= 2 && !alg->arrival_aware && !alg->node_aware &&
+            if (p >= 2 && !alg->arrival_aware && (!alg->node_aware || NULL != nodes) &&
                 NULL == rabred_alg_violation(alg, &call)) {
-                int rc = price_alg(alg, p, commutative, seg_bytes, model, price);
+                int rc = price_alg(alg, book, commutative, price);
                 if (RABRED_OK != rc) {
                     return rc; /* out of memory: not priced (ensure leaves the flag unset) */
                 }
@@ -188,6 +200,15 @@ int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, i
         }
     }
     return RABRED_OK;
+}
+
+int rabred_pricebook_fill(rabred_pricebook_t *book, rabred_coll_t coll, int p, int64_t seg_bytes,
+                          const rabred_model_t *model)
+{
+    book->p = p;
+    book->seg_bytes = seg_bytes;
+    book->model = *model;
+    return fill(book, coll);
 }
 
 int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
@@ -202,7 +223,10 @@ int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
     if (book->priced[coll]) {
         return RABRED_OK;
     }
-    int rc = rabred_pricebook_fill(book, coll, p, seg_bytes, model);
+    book->p = p;
+    book->seg_bytes = seg_bytes;
+    book->model = *model;
+    int rc = fill(book, coll);
     if (RABRED_OK == rc) {
         book->priced[coll] = 1;
         if (NULL != filled) {
@@ -248,13 +272,26 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat;
 }
 
-/* The registry's book for (p, seg_bytes, model), or a new empty one. */
+/* Does b price a communicator with this node map (NULL: none) and intra link? */
+static int same_nodes(const rabred_pricebook_t *b, const rabred_nodes_t *nodes,
+                      const rabred_model_t *intra)
+{
+    if (NULL == nodes || NULL == b->node_of) {
+        return NULL == nodes && NULL == b->node_of;
+    }
+    return b->nodes.nnodes == nodes->nnodes && same_model(&b->intra, intra) &&
+           0 == memcmp(b->node_of, nodes->node_of, (size_t)b->p * sizeof(int32_t));
+}
+
+/* The registry's book for (p, seg_bytes, model[, nodes, intra]), or a new empty one. */
 static rabred_pricebook_t *book_for(rabred_pricebooks_t *books, int p, int64_t seg_bytes,
-                                    const rabred_model_t *model)
+                                    const rabred_model_t *model, const rabred_nodes_t *nodes,
+                                    const rabred_model_t *intra)
 {
     for (int i = 0; i < books->n; i++) {
         rabred_pricebook_t *b = books->books[i];
-        if (b->p == p && b->seg_bytes == seg_bytes && same_model(&b->model, model)) {
+        if (b->p == p && b->seg_bytes == seg_bytes && same_model(&b->model, model) &&
+            same_nodes(b, nodes, intra)) {
             return b;
         }
     }
@@ -268,6 +305,17 @@ static rabred_pricebook_t *book_for(rabred_pricebooks_t *books, int p, int64_t s
         books->cap = cap;
     }
     rabred_pricebook_t *b = calloc(1, sizeof(*b));
+    if (NULL != b && NULL != nodes) {
+        b->node_of = malloc((size_t)p * sizeof(int32_t));
+        if (NULL == b->node_of) {
+            free(b);
+            return NULL;
+        }
+        memcpy(b->node_of, nodes->node_of, (size_t)p * sizeof(int32_t));
+        b->nodes.nnodes = nodes->nnodes;
+        b->nodes.node_of = b->node_of;
+        b->intra = *intra;
+    }
     if (NULL != b) {
         b->p = p;
         b->seg_bytes = seg_bytes;
@@ -281,8 +329,20 @@ int rabred_pricebooks_get(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
                           int64_t seg_bytes, const rabred_model_t *model,
                           const rabred_pricebook_t **book)
 {
-    rabred_pricebook_t *b = book_for(books, p, seg_bytes, model);
+    rabred_pricebook_t *b = book_for(books, p, seg_bytes, model, NULL, NULL);
     int rc = NULL != b ? rabred_pricebook_ensure(b, coll, p, seg_bytes, model, NULL)
+                       : RABRED_ERR_NOMEM;
+    *book = RABRED_OK == rc ? b : NULL;
+    return rc;
+}
+
+int rabred_pricebooks_get_nodes(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
+                                int64_t seg_bytes, const rabred_model_t *inter,
+                                const rabred_model_t *intra, const rabred_nodes_t *nodes,
+                                const rabred_pricebook_t **book)
+{
+    rabred_pricebook_t *b = book_for(books, p, seg_bytes, inter, nodes, intra);
+    int rc = NULL != b ? rabred_pricebook_ensure(b, coll, p, seg_bytes, inter, NULL)
                        : RABRED_ERR_NOMEM;
     *book = RABRED_OK == rc ? b : NULL;
     return rc;
@@ -291,6 +351,7 @@ int rabred_pricebooks_get(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
 void rabred_pricebooks_free(rabred_pricebooks_t *books)
 {
     for (int i = 0; i < books->n; i++) {
+        free(books->books[i]->node_of);
         free(books->books[i]);
     }
     free(books->books);
@@ -305,7 +366,8 @@ int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
     if (*t < 0) {
         return RABRED_OK;
     }
-    int rc = rabred_model_extras(alg, call, &book->model, &extra);
+    int rc = NULL != book->node_of ? rabred_model_extras_nodes(alg, call, book, &extra)
+                                   : rabred_model_extras(alg, call, &book->model, &extra);
     *t += extra;
     return rc;
 }

@@ -96,6 +96,13 @@ typedef struct {
     rabred_model_t model;
     rabred_price_t price[RABRED_NCOLLS][2][RABRED_TABLE_MAX]; /* [coll][commutative][index] */
     int priced[RABRED_NCOLLS]; /* rabred_pricebook_ensure's bookkeeping */
+    /* Two levels (rabred_pricebooks_get_nodes): node_of (owned, p entries)
+     * non-NULL; `model` then prices messages between nodes, `intra` those
+     * inside one, and every algorithm, node-aware ones included, is priced
+     * by the simulator with the nodes' shared links. */
+    int32_t *node_of;
+    rabred_nodes_t nodes;
+    rabred_model_t intra;
 } rabred_pricebook_t;
 
 /* Price every algorithm of `coll` for p ranks (commutative and not).
@@ -134,6 +141,17 @@ int rabred_pricebooks_get(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
                           int64_t seg_bytes, const rabred_model_t *model,
                           const rabred_pricebook_t **book);
 void rabred_pricebooks_free(rabred_pricebooks_t *books);
+
+/* The same for a communicator whose ranks share nodes (a map where
+ * rabred_nodes_matter): its own book per (p, map, both links), priced by
+ * the two-level simulator.  Simulating every algorithm costs O(p^2) for
+ * the rings, so only up to RABRED_TWO_LEVEL_MAX_P ranks; above, the
+ * caller uses the one-link book (rabred_pricebooks_get). */
+#define RABRED_TWO_LEVEL_MAX_P 128
+int rabred_pricebooks_get_nodes(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
+                                int64_t seg_bytes, const rabred_model_t *inter,
+                                const rabred_model_t *intra, const rabred_nodes_t *nodes,
+                                const rabred_pricebook_t **book);
 
 /* What a price measures.  MPI_Allreduce: the completion time (every rank
  * ends with the result, all at about the same moment).  MPI_Reduce: seed
@@ -177,6 +195,14 @@ int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
                        const rabred_price_call_t *call, double *t);
 int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call,
                         const rabred_model_t *model, double *extra);
+
+/* The same for a two-level book (book->node_of set): plans built with
+ * the node map, each round paying the terms of the link it crosses (the
+ * network's when any of its messages leaves the node), each peer its
+ * link's peer term, invalidation the intra-node link's (only there does a
+ * peer read the rank's memory); no aggregate term. */
+int rabred_model_extras_nodes(const rabred_alg_t *alg, const rabred_price_call_t *call,
+                              const rabred_pricebook_t *book, double *extra);
 
 /* alg's closed-form price (reduce: root 0, a commutative op), or < 0 when
  * it has none. */

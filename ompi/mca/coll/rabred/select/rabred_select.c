@@ -80,7 +80,10 @@ static int price_of(const rabred_select_in_t *in, prices_t *pr, const rabred_alg
     if (pr->extra[i] < 0) {
         rabred_price_call_t call = {in->call.p, in->root, in->call.commutative, in->bytes,
                                     in->book->seg_bytes};
-        if (RABRED_OK != rabred_model_extras(alg, &call, &in->book->model, &pr->extra[i])) {
+        int rc = NULL != in->book->node_of
+                     ? rabred_model_extras_nodes(alg, &call, in->book, &pr->extra[i])
+                     : rabred_model_extras(alg, &call, &in->book->model, &pr->extra[i]);
+        if (RABRED_OK != rc) {
             return RABRED_ERR_NOMEM;
         }
     }
@@ -112,7 +115,7 @@ static void by_threshold(const rabred_select_in_t *in, int64_t limit, rabred_cho
 /* May alg serve the balanced decision of this call? */
 static int candidate(const rabred_select_in_t *in, const prices_t *pr, const rabred_alg_t *alg)
 {
-    return !alg->arrival_aware && !alg->node_aware && pr->base[alg->id - 1] >= 0 &&
+    return !alg->arrival_aware && pr->base[alg->id - 1] >= 0 &&
            NULL == rabred_alg_violation(alg, &in->call);
 }
 
