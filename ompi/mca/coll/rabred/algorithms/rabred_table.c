@@ -27,6 +27,7 @@ static const rabred_alg_t *const allreduce_algs[] = {
     &rabred_alg_allreduce_prereduced_scatter,
     &rabred_alg_allreduce_node_lanes,
     &rabred_alg_allreduce_node_leaders,
+    &rabred_alg_allreduce_node_lanes_ring,
 };
 
 static const rabred_alg_t *const reduce_algs[] = {

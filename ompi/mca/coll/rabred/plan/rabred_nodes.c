@@ -3,6 +3,8 @@
  */
 #include "plan/rabred_nodes.h"
 
+#include "plan/rabred_phases.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -218,4 +220,87 @@ int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes)
     *nnodes = renumber(&raw, p, node_of, seen); /* in place: each rank read before written */
     free(seen);
     return RABRED_OK;
+}
+
+/* ---- the multi-lane composition (rabred_phase_node_lanes) ---------------- */
+
+/* The lane rank that reduces the input of extra rank `local` (>= lanes). */
+static int fold_target(const rabred_node_layout_t *l, int local, int commutative)
+{
+    return commutative ? (local - l->lanes) % l->lanes : l->lanes - 1;
+}
+
+/* Step 1 (and 5 with `out`): extras hand their input in, their target
+ * reduces each behind its own, in rank order; at the end the target sends
+ * the result back. */
+static void fold_extras(rabred_plan_t *plan, const rabred_node_layout_t *l,
+                        const rabred_plan_args_t *a, int out)
+{
+    if (l->local >= l->lanes) {
+        int target = l->members[fold_target(l, l->local, a->commutative)];
+        rabred_plan_round(plan);
+        if (out) {
+            rabred_plan_recv(plan, target, RABRED_BUF_ACC, 0, a->count);
+        } else {
+            rabred_plan_send(plan, target, RABRED_BUF_INPUT, 0, a->count);
+        }
+        return;
+    }
+    for (int j = l->lanes; j < l->nlocal; j++) {
+        if (fold_target(l, j, a->commutative) != l->local) {
+            continue;
+        }
+        if (out) {
+            rabred_plan_round(plan);
+            rabred_plan_send(plan, l->members[j], RABRED_BUF_ACC, 0, a->count);
+        } else {
+            rabred_plan_round(plan);
+            rabred_plan_recv(plan, l->members[j], RABRED_BUF_TMP, 0, a->count);
+            rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, 0, a->count, 0);
+        }
+    }
+}
+
+/* Steps 2-4 for one of the node's first L ranks; ACC holds its input. */
+static int lanes(rabred_plan_t *plan, const rabred_node_layout_t *l, const rabred_plan_args_t *a,
+                 rabred_plan_builder_fn across)
+{
+    rabred_plan_view_t node = {l->members, 0, 1};
+    rabred_plan_view(plan, &node);
+    if (a->commutative) {
+        rabred_phase_pairwise_reduce_scatter(plan, l->lanes, l->local, a->count);
+    } else {
+        rabred_phase_ordered_reduce_scatter(plan, l->lanes, l->local, a->count);
+    }
+    int64_t off = rabred_block_offset(a->count, l->lanes, l->local);
+    int64_t len = rabred_block_length(a->count, l->lanes, l->local);
+    rabred_plan_view_t lane = {l->lane, off, 1};
+    rabred_plan_view(plan, &lane);
+    rabred_plan_args_t inner = {l->nnodes, l->node, -1, len, a->commutative, a->seg_count, NULL,
+                                1, NULL};
+    int rc = across(&inner, plan);
+    rabred_plan_view(plan, &node);
+    rabred_phase_ring_allgather(plan, l->lanes, l->local, a->count);
+    rabred_plan_view(plan, NULL);
+    return rc;
+}
+
+int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
+                            rabred_plan_builder_fn across)
+{
+    rabred_node_layout_t l;
+    int rc = rabred_node_layout(&l, a);
+    if (RABRED_OK != rc) {
+        return rc;
+    }
+    if (l.local < l.lanes) {
+        rabred_phase_copy_in(plan, a->count);
+    }
+    fold_extras(plan, &l, a, 0);
+    if (l.local < l.lanes) {
+        rc = lanes(plan, &l, a, across);
+    }
+    fold_extras(plan, &l, a, 1);
+    rabred_node_layout_free(&l);
+    return RABRED_OK != rc ? rc : plan->error;
 }

@@ -47,4 +47,14 @@ int rabred_nodes_matter(const rabred_nodes_t *nodes, int p);
  * p labels).  L or N above p counts as p. */
 int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes);
 
+/* The multi-lane node-aware allreduce (coll_rabred_allreduce_node_lanes.c
+ * has its steps and cost): extras of irregular nodes fold in, the first L
+ * ranks of every node reduce-scatter inside it (pairwise exchange; in rank
+ * order for non-commutative ops), lane i allreduces block i across the
+ * nodes with `across` (a flat allreduce builder run over the lane, in
+ * place), the node allgathers, the extras get the result.  Returns the
+ * builder's status. */
+int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
+                            rabred_plan_builder_fn across);
+
 #endif /* RABRED_NODES_H */
