@@ -1167,13 +1167,13 @@ static known_alg KNOWN_ALGS[] = {
     {"binomial", false, false},     {"rabenseifner", true, false},
     {"ring", false, true},          {"linear", false, false},
     {"binary_tree", false, false},  {"node_lanes", false, false},
-    {"node_leaders", false, false},
+    {"node_leaders", false, false}, {"node_lanes_ring", false, true},
 };
 
 static void nodes_interleaved(void)
 {
     for (size_t k = 0; k < sizeof KNOWN_ALGS / sizeof KNOWN_ALGS[0]; k++)
-        if (strncmp(KNOWN_ALGS[k].name, "node_", 5) == 0)
+        if (strncmp(KNOWN_ALGS[k].name, "node_", 5) == 0) /* node_lanes_ring already */
             KNOWN_ALGS[k].needs_commutative = true;
 }
 

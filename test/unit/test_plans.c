@@ -170,6 +170,17 @@ static void sweep_p(const rabred_alg_t *alg, int p, int *roots, int level)
     }
 }
 
+/* Two nodes of two ranks: what the node-aware algorithms' plans need to
+ * differ from flat ones (the checks below that build without a map would
+ * see one node). */
+static const int32_t two_by_two[4] = {0, 0, 1, 1};
+static const rabred_nodes_t two_nodes = {2, two_by_two};
+
+static const rabred_nodes_t *nodes_for(const rabred_alg_t *alg)
+{
+    return alg->node_aware ? &two_nodes : NULL;
+}
+
 /* An algorithm that declares "commutative only" must really break rank
  * order, or the restriction costs users a fast algorithm for nothing; one
  * that does not declare it must keep order (checked by the sweep).  The
@@ -187,8 +198,11 @@ static void test_order_restrictions_are_real(void)
             if (needs_commutative(alg)) {
                 rabred_sim_model_t model;
                 rabred_sim_model_default(&model);
-                rabred_sim_call_t call = {alg->build, 5, RABRED_COLL_REDUCE == coll ? 2 : -1, 50,
-                                          0, 0, 0, 0, alg->arrival_aware ? &arrival : NULL, NULL};
+                /* p = 4 on two nodes: node-aware plans differ from flat ones */
+                int p = alg->node_aware ? 4 : 5;
+                rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == coll ? 2 : -1, 50,
+                                          0, 0, 0, 0, alg->arrival_aware ? &arrival : NULL,
+                                          nodes_for(alg)};
                 int rc = rabred_simulate(&call, &model, &res);
                 CHECK(RABRED_OK == rc && !res.ok, "%s keeps rank order: drop its restriction",
                       alg->name);
@@ -618,7 +632,7 @@ static void test_segmented_flags(void)
         for (int i = 0; i < rabred_table_size(coll); i++) {
             const rabred_alg_t *alg = rabred_table_at(coll, i);
             rabred_plan_args_t args = {4, 1, RABRED_COLL_REDUCE == coll ? 0 : -1, 64, 1, 0, NULL, 0,
-                                       NULL};
+                                       nodes_for(alg)};
             rabred_plan_t whole, cut;
             rabred_plan_init(&whole);
             rabred_plan_init(&cut);
