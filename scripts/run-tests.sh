@@ -551,6 +551,40 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
     fi
 done
 
+
+# 7. The node map from Open MPI's own locality, on the emulated cluster
+#    (bench/cluster/): three hosts of two ranks, placed round-robin.  Every
+#    rank must learn the same map from the runtime, and the decision,
+#    pricing both links with the cluster's calibrated profile, must pick a
+#    node-aware plan for 4 MiB.  The cluster needs root, network namespaces
+#    and tc; where the machine has none of that, this says why and skips.
+echo "== node map on the emulated cluster"
+cl_log=$logs/cluster-nodes.log
+if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
+    # shellcheck source=bench/compare/param-args.sh
+    . bench/compare/param-args.sh
+    param_args_from bench/profiles/emulated-100mbit.conf
+    if bash bench/cluster/cluster.sh up 3 --slots 2 >"$cl_log" 2>&1; then
+        RABRED_COLL=rabred,tuned,basic,libnbc timeout -k 30 600 \
+            bash bench/cluster/cluster.sh run -np 6 --map-by node "${param_args[@]}" \
+            --mca coll_rabred_verbose 2 "$bench" -s 4M -r 1 -t 1 -c allreduce \
+            --variants tuned:default >>"$cl_log" 2>&1
+    fi
+    bash bench/cluster/cluster.sh down >>"$cl_log" 2>&1
+    if [ "$(grep -c "MPI_COMM_WORLD: 6 ranks on 3 nodes (2 to 2 per node, interleaved), from the runtime's locality" "$cl_log")" = 6 ]; then
+        pass cluster-node-map-learned
+    else
+        fail cluster-node-map-learned "$cl_log"
+    fi
+    if grep -q "allreduce p=6 bytes=4194304 alg=node_[a-z_]* why=decision" "$cl_log"; then
+        pass cluster-node-aware-chosen
+    else
+        fail cluster-node-aware-chosen "$cl_log"
+    fi
+else
+    echo "SKIP: cluster-node-map-learned, cluster-node-aware-chosen ($cl_why)"
+fi
+
 } # default_checks
 
 # The long target: steps 7 to 9.

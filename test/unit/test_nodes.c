@@ -7,8 +7,10 @@
  *    leaves them), interleaved and consecutive;
  *  - one node, and one rank per node;
  * for every p up to 128 and a sample to 1024 (every p with
- * RABRED_TEST_SWEEP=full, like the flat sweeps), counts 0, 1, below the
- * lanes and odd, commutative ops, in place and not; non-commutative ops on
+ * RABRED_TEST_SWEEP=full, like the flat sweeps), MPI_Allreduce and
+ * MPI_Reduce to several roots (in the first node, in the middle, the last
+ * rank, beyond the lanes), counts 0, 1, below the lanes and odd,
+ * commutative ops, in place and not; non-commutative ops on
  * every map whose nodes hold consecutive ranks (the result must be in rank
  * order), and on the others the restriction must refuse them.
  * Also: the node map parser, the layout, and the plan view composing
@@ -74,17 +76,42 @@ static int make_map(int k, int p, int32_t *node_of)
     return used;
 }
 
-static void check_call(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p, int64_t count,
-                       int commutative, int in_place, const char *map)
+static void check_call(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p, int root,
+                       int64_t count, int commutative, int in_place, const char *map)
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, -1, count, commutative, in_place, 0, 0, NULL, nodes};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0, NULL, nodes};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&call, &model, &res);
-    CHECK(RABRED_OK == rc && res.ok, "%s p=%d map %s count=%lld comm=%d inplace=%d: %s",
-          alg->name, p, map, (long long)count, commutative, in_place,
-          RABRED_OK == rc ? res.error : "simulation failed");
+    CHECK(RABRED_OK == rc && res.ok, "%s %s p=%d root=%d map %s count=%lld comm=%d inplace=%d: %s",
+          rabred_coll_name(alg->coll), alg->name, p, root, map, (long long)count, commutative,
+          in_place, RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+/* MPI_Reduce's roots: the first and last rank, one in the middle, and the
+ * last rank of the first node (often beyond the lanes of an irregular map). */
+static int roots_of(const rabred_alg_t *alg, int p, const int32_t *node_of, int *roots)
+{
+    if (RABRED_COLL_ALLREDUCE == alg->coll) {
+        roots[0] = -1;
+        return 1;
+    }
+    int n = 0, last_of_first = 0;
+    for (int r = 0; r < p; r++) {
+        last_of_first = node_of[r] == node_of[0] ? r : last_of_first;
+    }
+    int cand[4] = {0, p - 1, p / 2, last_of_first};
+    for (int i = 0; i < 4; i++) {
+        int dup = 0;
+        for (int j = 0; j < n; j++) {
+            dup |= roots[j] == cand[i];
+        }
+        if (!dup) {
+            roots[n++] = cand[i];
+        }
+    }
+    return n;
 }
 
 /* Every map kind at p, the node-aware algorithms, every count and kind of op. */
@@ -94,20 +121,27 @@ static void sweep_p(int p, int32_t *node_of, int full)
         rabred_nodes_t nodes = {make_map(k, p, node_of), node_of};
         int ordered = rabred_nodes_ordered(&nodes, p);
         int64_t counts[] = {2 * (int64_t)p + 1, 0, 1, 3};
-        for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
-            const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
-            if (!alg->node_aware) {
+        for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
+            const rabred_alg_t *alg = rabred_table_at(i / RABRED_TABLE_MAX, i % RABRED_TABLE_MAX);
+            if (NULL == alg || !alg->node_aware) {
                 continue;
             }
+            int roots[4], nroots = roots_of(alg, p, node_of, roots);
             for (int c = 0; c < (full ? 4 : 1); c++) {
-                check_call(alg, &nodes, p, counts[c], 1, (p + c) & 1, map_name[k]);
+                int root = roots[c % nroots];
+                for (int r = 0; r < nroots && c == 0; r++) {
+                    check_call(alg, &nodes, p, roots[r], counts[c], 1, (p + r) & 1, map_name[k]);
+                }
+                if (c > 0) {
+                    check_call(alg, &nodes, p, root, counts[c], 1, (p + c) & 1, map_name[k]);
+                }
                 rabred_call_t nc = {p, counts[c], 0, &nodes};
                 const char *why = rabred_alg_violation(alg, &nc);
                 int serves = ordered && !(alg->restrictions & RABRED_NEEDS_COMMUTATIVE);
                 CHECK(serves == (NULL == why), "%s p=%d map %s: ordered %d, restriction %s",
                       alg->name, p, map_name[k], ordered, why ? why : "none");
                 if (serves) {
-                    check_call(alg, &nodes, p, counts[c], 0, (p + c + 1) & 1, map_name[k]);
+                    check_call(alg, &nodes, p, root, counts[c], 0, (p + c + 1) & 1, map_name[k]);
                 }
             }
         }
@@ -134,10 +168,11 @@ static void test_order_restriction_is_real(void)
     rabred_nodes_t nodes = {2, node_of};
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    for (int i = 0; i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
-        const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
-        if (alg->node_aware && !(alg->restrictions & RABRED_NEEDS_COMMUTATIVE)) {
-            rabred_sim_call_t call = {alg->build, 6, -1, 50, 0, 0, 0, 0, NULL, &nodes};
+    for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
+        const rabred_alg_t *alg = rabred_table_at(i / RABRED_TABLE_MAX, i % RABRED_TABLE_MAX);
+        if (NULL != alg && alg->node_aware && !(alg->restrictions & RABRED_NEEDS_COMMUTATIVE)) {
+            int root = RABRED_COLL_REDUCE == alg->coll ? 3 : -1;
+            rabred_sim_call_t call = {alg->build, 6, root, 50, 0, 0, 0, 0, NULL, &nodes};
             rabred_sim_result_t res;
             CHECK(RABRED_OK == rabred_simulate(&call, &model, &res) && !res.ok,
                   "%s keeps rank order on an interleaved map: drop its restriction", alg->name);

@@ -38,6 +38,8 @@ static const rabred_alg_t *const reduce_algs[] = {
     &rabred_alg_reduce_binary_tree,
     &rabred_alg_reduce_binary_blocks,
     &rabred_alg_reduce_pipeline,
+    &rabred_alg_reduce_node_leaders,
+    &rabred_alg_reduce_node_lanes,
 };
 
 static const rabred_alg_t *const *table(rabred_coll_t coll, int *size)

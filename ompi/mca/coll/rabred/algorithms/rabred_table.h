@@ -139,5 +139,7 @@ extern const rabred_alg_t rabred_alg_reduce_linear;
 extern const rabred_alg_t rabred_alg_reduce_binary_tree;
 extern const rabred_alg_t rabred_alg_reduce_binary_blocks;
 extern const rabred_alg_t rabred_alg_reduce_pipeline;
+extern const rabred_alg_t rabred_alg_reduce_node_leaders;
+extern const rabred_alg_t rabred_alg_reduce_node_lanes;
 
 #endif /* RABRED_TABLE_H */

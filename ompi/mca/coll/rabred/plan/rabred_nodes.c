@@ -93,7 +93,7 @@ static void group(const int32_t *id, int p, int nnodes, int32_t *start, int32_t 
 }
 
 static void fill_layout(rabred_node_layout_t *l, const int32_t *id, const int32_t *start,
-                        const int32_t *byrank, int rank)
+                        const int32_t *byrank, int rank, int root)
 {
     l->node = id[rank];
     l->nlocal = start[l->node + 1] - start[l->node];
@@ -111,6 +111,13 @@ static void fill_layout(rabred_node_layout_t *l, const int32_t *id, const int32_
     }
     for (int n = 0; n < l->nnodes; n++) {
         l->lane[n] = l->local < l->lanes ? byrank[start[n] + l->local] : -1;
+    }
+    l->root_node = l->root_local = -1;
+    if (root >= 0) {
+        l->root_node = id[root];
+        for (int i = start[l->root_node]; i < start[l->root_node + 1]; i++) {
+            l->root_local = byrank[i] == root ? i - start[l->root_node] : l->root_local;
+        }
     }
 }
 
@@ -142,7 +149,7 @@ int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *a)
         rabred_node_layout_free(l);
         return RABRED_ERR_NOMEM;
     }
-    fill_layout(l, id, start, byrank, a->rank);
+    fill_layout(l, id, start, byrank, a->rank, a->root);
     l->ordered = rabred_nodes_ordered(a->nodes, p);
     free(scratch);
     return RABRED_OK;
@@ -276,13 +283,40 @@ static int lanes(rabred_plan_t *plan, const rabred_node_layout_t *l, const rabre
     int64_t len = rabred_block_length(a->count, l->lanes, l->local);
     rabred_plan_view_t lane = {l->lane, off, 1};
     rabred_plan_view(plan, &lane);
-    rabred_plan_args_t inner = {l->nnodes, l->node, -1, len, a->commutative, a->seg_count, NULL,
-                                1, NULL};
+    int reduce = a->root >= 0;
+    rabred_plan_args_t inner = {l->nnodes, l->node, reduce ? l->root_node : -1, len,
+                                a->commutative, a->seg_count, NULL, 1, NULL};
     int rc = across(&inner, plan);
-    rabred_plan_view(plan, &node);
-    rabred_phase_ring_allgather(plan, l->lanes, l->local, a->count);
+    if (!reduce) {
+        rabred_plan_view(plan, &node);
+        rabred_phase_ring_allgather(plan, l->lanes, l->local, a->count);
+    }
     rabred_plan_view(plan, NULL);
     return rc;
+}
+
+/* MPI_Reduce's last step: the lane ranks of the root's node hold one
+ * block each; they send them to the root (itself a lane rank, or a rank
+ * beyond the lanes of an irregular node). */
+static void gather_to_root(rabred_plan_t *plan, const rabred_node_layout_t *l,
+                           const rabred_plan_args_t *a)
+{
+    if (l->node != l->root_node) {
+        return;
+    }
+    rabred_plan_round(plan);
+    if (a->rank != a->root && l->local < l->lanes) {
+        rabred_plan_send(plan, a->root, RABRED_BUF_ACC,
+                         rabred_block_offset(a->count, l->lanes, l->local),
+                         rabred_block_length(a->count, l->lanes, l->local));
+    }
+    for (int i = 0; a->rank == a->root && i < l->lanes; i++) {
+        if (l->members[i] != a->root) {
+            rabred_plan_recv(plan, l->members[i], RABRED_BUF_ACC,
+                             rabred_block_offset(a->count, l->lanes, i),
+                             rabred_block_length(a->count, l->lanes, i));
+        }
+    }
 }
 
 int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
@@ -300,7 +334,11 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
     if (l.local < l.lanes) {
         rc = lanes(plan, &l, a, across);
     }
-    fold_extras(plan, &l, a, 1);
+    if (a->root < 0) {
+        fold_extras(plan, &l, a, 1);
+    } else {
+        gather_to_root(plan, &l, a);
+    }
     rabred_node_layout_free(&l);
     return RABRED_OK != rc ? rc : plan->error;
 }

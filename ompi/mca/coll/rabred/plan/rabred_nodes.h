@@ -19,6 +19,7 @@ typedef struct {
     int32_t *members;  /* nlocal: this node's ranks, ascending */
     int32_t *lane;     /* nnodes: rank of local index `local` on every node (local < lanes) */
     int32_t *leaders;  /* nnodes: each node's lowest rank, in node order */
+    int root_node, root_local; /* MPI_Reduce: the root's node and index there; else -1 */
     /* 1 when every node's ranks are consecutive (block placement): combining
      * inside nodes, then across nodes in node order, is rank order */
     int ordered;
@@ -52,8 +53,11 @@ int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes);
  * ranks of every node reduce-scatter inside it (pairwise exchange; in rank
  * order for non-commutative ops), lane i allreduces block i across the
  * nodes with `across` (a flat allreduce builder run over the lane, in
- * place), the node allgathers, the extras get the result.  Returns the
- * builder's status. */
+ * place), the node allgathers, the extras get the result.  For MPI_Reduce
+ * (a->root >= 0) `across` is a flat reduce builder whose root is the lane
+ * rank on the root's node, and those lane ranks then send their blocks to
+ * the root (coll_rabred_reduce_node_lanes.c).  Returns the builder's
+ * status. */
 int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
                             rabred_plan_builder_fn across);
 
