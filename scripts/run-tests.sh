@@ -593,7 +593,9 @@ fi
 long_sweeps() {
     echo "== long sweeps (make check-long)"
     make -j2 check-long >"$logs/check-long.log" 2>&1
-    harness_results long print-sweep-tests "$logs/check-long.log" 'every p:'
+    # each sweep says it ran in full mode: "every p:" (test_nodes: "every p
+    # to 256", its full sweep; see node_sweep_p)
+    harness_results long print-sweep-tests "$logs/check-long.log" 'every p[: ]'
 }
 
 # 8. The same source against Open MPI 5.0 (scripts/ompi5.sh: a Debian 13

@@ -323,7 +323,8 @@ int main(void)
     test_node_ports();
     test_maps();
     char name[64];
-    snprintf(name, sizeof(name), "test_nodes, every p to %d, a sample to 1024",
-             rabred_test_full_sweep() ? 256 : 128);
+    snprintf(name, sizeof(name), "test_nodes, %s",
+             rabred_test_full_sweep() ? "every p to 256, a sample to 1024"
+                                      : "sampled p (all to 128, a sample to 1024)");
     return rabred_test_summary(name);
 }
