@@ -303,6 +303,14 @@ static void test_node_ports(void)
     double flat = sim_time("pairwise_ring", 8, &by_cyclic, n, &inter_bytes);
     CHECK(fabs(flat - 3.25 * n) <= 16, "flat ring round-robin: %g, want 3.25 n = %g", flat,
           3.25 * n);
+    /* a node link four times a rank's (a leaf switch's uplinks): a message
+     * alone still takes its rank's time, four at once share the link */
+    int32_t pair[2] = {0, 1};
+    rabred_nodes_t two_nodes = {2, pair};
+    rabred_sim_model_t wide = {0, 1, 0, 1, 1, NULL, &two_nodes, 0, 0.25};
+    double alone = sim_time("recursive_doubling", 2, &two_nodes, n, &wide);
+    CHECK(fabs(alone - n) <= 1e-9 * n, "one message over a wide node link: %g, want n = %g",
+          alone, (double)n);
     rabred_sim_model_t one = {1, 1, 1, 1, 1, NULL, NULL, 0, 0};
     rabred_sim_model_t two = {0, 0, 1, 1, 1, NULL, &one_each, 1, 1};
     static const char *algs[] = {"rabenseifner", "pairwise_ring", "bruck", "binary_blocks"};
@@ -314,8 +322,32 @@ static void test_node_ports(void)
     }
 }
 
+/* latency_overlaps (a flow-level network, bench/scale/): a message holds
+ * its ports for its bytes only.  With one message per port and round
+ * nothing changes; where a rank sends to many peers in one round (the
+ * linear algorithm's root sends the result to all p-1 at once, after
+ * receiving one peer per round, in rank order) their latencies overlap
+ * instead of adding up: 2 (p-1) alpha becomes p alpha. */
+static void test_latency_overlaps(void)
+{
+    rabred_sim_model_t held = {1, 0, 0, 1, 1, NULL, NULL, 0, 0, 0};
+    rabred_sim_model_t flow = held;
+    flow.latency_overlaps = 1;
+    double rd_held = sim_time("recursive_doubling", 8, NULL, 64, &held);
+    double rd_flow = sim_time("recursive_doubling", 8, NULL, 64, &flow);
+    CHECK(fabs(rd_held - 3) < 1e-9 && fabs(rd_flow - 3) < 1e-9,
+          "recursive doubling p=8, alpha 1: held %g, overlapped %g, want 3", rd_held, rd_flow);
+    double lin_held = sim_time("linear", 8, NULL, 64, &held);
+    double lin_flow = sim_time("linear", 8, NULL, 64, &flow);
+    CHECK(fabs(lin_held - 14) < 1e-9, "linear p=8, alpha 1, ports held: %g, want 2 (p-1)",
+          lin_held);
+    CHECK(fabs(lin_flow - 8) < 1e-9, "linear p=8, alpha 1, latency overlapped: %g, want p",
+          lin_flow);
+}
+
 int main(void)
 {
+    test_latency_overlaps();
     test_parse();
     test_layout();
     test_view();

@@ -611,17 +611,22 @@ static void round_done(sim_t *s, int rank)
 
 /* A message between nodes (two-level model): it also waits for its
  * nodes' ports, holds them for its bytes' time, and costs the inter-node
- * terms.  Returns its end. */
+ * terms.  It cannot go faster than its ranks' own ports either (the
+ * intra-node beta): where a node's link is wider than one rank's (a leaf
+ * switch's uplinks, shared by its hosts), a message alone takes its
+ * rank's time, and many take the node link's turns.  Returns its end. */
 static double node_ports(sim_t *s, const msg_t *msg, double start, double fa, double fb)
 {
     const rabred_sim_model_t *m = s->model;
     double *out = &s->node_free[2 * m->nodes->node_of[msg->src]];
     double *in = &s->node_free[2 * m->nodes->node_of[msg->dst] + 1];
+    double own = start + fb * m->beta * (double)msg->len;
     start = *out > start ? *out : start;
     start = *in > start ? *in : start;
     double bytes_time = fb * m->inter_beta * (double)msg->len;
     *out = *in = start + bytes_time;
-    return start + fa * m->inter_alpha + bytes_time;
+    double wire = start + bytes_time > own ? start + bytes_time : own;
+    return wire + fa * m->inter_alpha;
 }
 
 /* One message ends: deliver it, and move on the ranks it completes. */
@@ -634,12 +639,14 @@ static void finish_message(sim_t *s, event_t e)
     double start = e.ready;
     start = src->out_free > start ? src->out_free : start;
     start = dst->in_free > start ? dst->in_free : start;
-    double end = start + fa * s->model->alpha + fb * s->model->beta * (double)msg->len;
+    double latency = fa * s->model->alpha;
+    double end = start + latency + fb * s->model->beta * (double)msg->len;
     if (NULL != s->node_free && s->model->nodes->node_of[msg->src] !=
                                     s->model->nodes->node_of[msg->dst]) {
+        latency = fa * s->model->inter_alpha;
         end = node_ports(s, msg, start, fa, fb);
     }
-    src->out_free = dst->in_free = end;
+    src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency : end;
     if (s->with_data) {
         s->ctx.rc = rabred_sim_data_deliver(s->data, msg->dst, msg->recv_xfer, e.msg);
     }
@@ -726,6 +733,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->arrival = NULL;
     model->nodes = NULL;
     model->inter_alpha = model->inter_beta = 1.0;
+    model->latency_overlaps = 0;
 }
 
 static int setup_rank(sim_t *s, int rank)

@@ -45,10 +45,19 @@ typedef struct {
      * these the ones between nodes; each node also has one network port
      * each way, which every message leaving (entering) it holds for its
      * bytes' time (len * inter_beta): the ranks of a node share its link.
-     * Latency is not held: messages of several ranks are in flight at
-     * once, as on a NIC. */
+     * Such a message takes at least its bytes' time at the ranks' own
+     * beta too (a link wider than one rank's, as a leaf switch's uplinks
+     * shared by its hosts, does not speed up a message alone).  Latency
+     * is not held: messages of several ranks are in flight at once, as on
+     * a NIC. */
     const rabred_nodes_t *nodes;
     double inter_alpha, inter_beta; /* per message, per element */
+    /* 0: a message holds its ports for alpha too (alpha is per-message
+     * work at both ends, LogP's overheads: a rank's messages take their
+     * turn).  1: only for its bytes' time; alpha is wire latency that
+     * messages in flight share, as in a flow-level network (SimGrid's
+     * SMPI, bench/scale/) or a NIC that pipelines many messages. */
+    int latency_overlaps;
 } rabred_sim_model_t;
 
 typedef struct {
