@@ -144,10 +144,12 @@ void rabred_pricebooks_free(rabred_pricebooks_t *books);
 
 /* The same for a communicator whose ranks share nodes (a map where
  * rabred_nodes_matter): its own book per (p, map, both links), priced by
- * the two-level simulator.  Simulating every algorithm costs O(p^2) for
- * the rings, so only up to RABRED_TWO_LEVEL_MAX_P ranks; above, the
- * caller uses the one-link book (rabred_pricebooks_get). */
-#define RABRED_TWO_LEVEL_MAX_P 128
+ * the two-level simulator, once per map, at the first call: measured on
+ * this project's machine 0.06 s at p = 128, 0.1-0.2 s at p = 1024 (block
+ * or round-robin maps), 1.4 s at p = 4096.  Up to RABRED_TWO_LEVEL_MAX_P
+ * ranks; above, the caller uses the one-link book (rabred_pricebooks_get)
+ * rather than spend seconds in a first call. */
+#define RABRED_TWO_LEVEL_MAX_P 1024
 int rabred_pricebooks_get_nodes(rabred_pricebooks_t *books, rabred_coll_t coll, int p,
                                 int64_t seg_bytes, const rabred_model_t *inter,
                                 const rabred_model_t *intra, const rabred_nodes_t *nodes,
