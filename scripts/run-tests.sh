@@ -14,7 +14,9 @@
 #                                  check-long`), `make distcheck`, and the
 #                                  default set against Open MPI 5.0 inside a
 #                                  Debian 13 root file system
-#                                  (scripts/ompi5.sh); about 20 minutes
+#                                  (scripts/ompi5.sh), and the quick scale
+#                                  run on SimGrid (scripts/run-scale.sh
+#                                  --quick); about 25 minutes
 #   scripts/run-tests.sh --all     both: every test (what CI runs)
 #   scripts/run-tests.sh --ompi5   the default set's 5.0 subset, against the
 #                                  Open MPI on PATH (what scripts/ompi5.sh
@@ -638,11 +640,28 @@ distcheck() {
     fi
 }
 
+# 10. rabred at scale on SimGrid's SMPI (scripts/run-scale.sh --quick): the
+#    MPI-level runner runs every plan beside SMPI's algorithms on three
+#    simulated platforms at p = 64, every result checked (the script fails
+#    on a wrong rabred result), and the run ends with its verdict line.
+scale_quick() {
+    echo "== scale (scripts/run-scale.sh --quick)"
+    local log=$logs/scale-quick.log
+    if RABRED_SCALE_OUT=$logs/scale-quick bash scripts/run-scale.sh --quick >"$log" 2>&1 &&
+        grep -q '^scale: auto within 1.05x of the best in [0-9]* of [1-9][0-9]* cells' "$log"; then
+        pass scale-quick
+        grep '^scale: ' "$log"
+    else
+        fail scale-quick "$log"
+    fi
+}
+
 if default_part; then
     default_checks
 fi
 if long_part && full; then
     long_sweeps
+    scale_quick
     distcheck
     if [ "${RABRED_OMPI5:-1}" = 0 ]; then
         echo "== Open MPI 5.0: not run (RABRED_OMPI5=0)"
