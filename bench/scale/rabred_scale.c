@@ -352,6 +352,8 @@ static double simulated(const bench_t *bn, const rabred_alg_t *alg, int64_t coun
         model.nodes = call.nodes;
         model.inter_alpha = model.alpha;
         model.inter_beta = model.beta;
+        model.inter_rank_beta = o->inter.rank_mbs > 0 ? sizeof(double) * 1e-6 / o->inter.rank_mbs
+                                                       : 0;
         model.alpha = 1e-6 * o->intra.alpha_us;
         model.beta = sizeof(double) * 1e-6 / o->intra.mbs;
     }
@@ -547,12 +549,16 @@ static void measure_links(bench_t *bn, options_t *o)
      * rank of the first group at once (what their shared link carries) */
     int lanes = o->ppn > 1 && bn->p >= 2 * o->ppn ? o->ppn : 1;
     o->inter = measure_link(bn, lanes, bn->p - lanes);
+    if (lanes > 1) { /* and what one rank's message alone gets through it */
+        o->inter.rank_mbs = measure_link(bn, 1, bn->p - 1).mbs;
+    }
     if (o->ppn > 1) { /* inside a group: ranks 0 and 1 */
         o->intra = measure_link(bn, 1, 1);
     }
     if (0 == bn->rank) {
-        printf("LINK inter alpha_us=%.6g mbs=%.6g intra alpha_us=%.6g mbs=%.6g\n",
-               o->inter.alpha_us, o->inter.mbs, o->intra.alpha_us, o->intra.mbs);
+        printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g intra alpha_us=%.6g mbs=%.6g\n",
+               o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->intra.alpha_us,
+               o->intra.mbs);
     }
 }
 

@@ -18,6 +18,9 @@ def parse(path):
     cells = defaultdict(dict)  # (platform, p, bytes) -> variant -> (time, chosen)
     failed = []
     for line in open(path):
+        if "did not finish" in line:
+            failed.append(((line.split()[-1], 0, 0), "timeout: " + line.strip()))
+            continue
         fields = line.split()
         if len(fields) < 3 or fields[1] != "RESULT":
             continue
@@ -112,6 +115,10 @@ def verdict(cells, failed, out):
                   len(off), twice, len(worse),
                   ", worst %.2fx at %s" % (max(worse)[0], cell_name(max(worse)[1]))
                   if worse else ""))
+    late = [f[1] for f in failed if f[1].startswith("timeout: ")]
+    failed = [f for f in failed if not f[1].startswith("timeout: ")]
+    for t in late:
+        out.write(t[len("timeout: "):] + " (not counted)\n")
     ours = [f for f in failed if not f[1].startswith("smpi:")]
     theirs = sorted(set(f[1] for f in failed if f[1].startswith("smpi:")))
     if theirs:  # SMPI's own algorithms: reported, left out of the best

@@ -307,7 +307,7 @@ static void test_node_ports(void)
      * alone still takes its rank's time, four at once share the link */
     int32_t pair[2] = {0, 1};
     rabred_nodes_t two_nodes = {2, pair};
-    rabred_sim_model_t wide = {0, 1, 0, 1, 1, NULL, &two_nodes, 0, 0.25};
+    rabred_sim_model_t wide = {0, 0, 0, 1, 1, NULL, &two_nodes, 0, 0.25, 1};
     double alone = sim_time("recursive_doubling", 2, &two_nodes, n, &wide);
     CHECK(fabs(alone - n) <= 1e-9 * n, "one message over a wide node link: %g, want n = %g",
           alone, (double)n);

@@ -42,6 +42,9 @@ typedef struct {
     double duplex;    /* a message's time per byte when its sender also receives from
                        * another peer in that round, relative to sending alone (>= 1;
                        * 1: sending and receiving do not slow each other) */
+    double beta_rank; /* two levels: seconds per byte of one rank's message between
+                       * nodes alone, when the node's link is wider than a rank's
+                       * (rabred_link_units_t.rank_mbs); 0: the link's beta */
     double aggregate; /* seconds per byte that all ranks together move in one round
                        * (1 / the aggregate bandwidth of the nodes or fabric, below the
                        * sum of the links': shared CPUs doing the transport's work, a

@@ -280,7 +280,7 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     rabred_sim_call_t sc = {alg->build, call->p, -1, call->count, call->commutative,
                             0, seg_count, 1, &arrival, NULL};
     rabred_sim_model_t sm = {model->alpha, model->beta * ts, model->gamma * ts,
-                             model->f_alpha, model->f_beta, e->acting, NULL, 0, 0, 0};
+                             model->f_alpha, model->f_beta, e->acting, NULL, 0, 0, 0, 0};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&sc, &sm, &res);
     if (RABRED_OK != rc) {

@@ -47,6 +47,7 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .repeat = link->repeat > 1 ? link->repeat : 1,
         .duplex = link->duplex > 1 ? link->duplex : 1,
         .aggregate = link->aggregate_mbs > 0 ? 1e-6 / link->aggregate_mbs : 0,
+        .beta_rank = link->rank_mbs > 0 ? 1e-6 / link->rank_mbs : 0,
     };
     return m;
 }
@@ -73,6 +74,7 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
         out->nodes = &book->nodes;
         out->inter_alpha = alpha_on * m->alpha;
         out->inter_beta = bytes_on * m->beta;
+        out->inter_rank_beta = bytes_on * m->beta_rank;
     }
 }
 

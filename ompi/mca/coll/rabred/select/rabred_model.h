@@ -52,6 +52,9 @@ typedef struct {
     double repeat;       /* an exchange right after another round, per byte, / a first one */
     double duplex;       /* sending while receiving from another peer, per byte, / alone */
     double aggregate_mbs; /* the most all ranks move at once together; 0: no limit */
+    double rank_mbs;     /* between nodes: what one rank's message alone moves when the
+                          * node's link is wider than a rank's (a leaf switch's uplinks
+                          * shared by its hosts); 0: the link's mbs */
 } rabred_link_units_t;
 
 /* Built-in defaults.  Within a node (shared memory): measured on this

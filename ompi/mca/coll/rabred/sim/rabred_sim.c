@@ -611,16 +611,16 @@ static void round_done(sim_t *s, int rank)
 
 /* A message between nodes (two-level model): it also waits for its
  * nodes' ports, holds them for its bytes' time, and costs the inter-node
- * terms.  It cannot go faster than its ranks' own ports either (the
- * intra-node beta): where a node's link is wider than one rank's (a leaf
- * switch's uplinks, shared by its hosts), a message alone takes its
- * rank's time, and many take the node link's turns.  Returns its end. */
+ * terms.  Where a node's link is wider than one rank's (a leaf switch's
+ * uplinks, shared by its hosts), a message alone takes its rank's time
+ * (inter_rank_beta), and many take the node link's turns.  Returns its
+ * end. */
 static double node_ports(sim_t *s, const msg_t *msg, double start, double fa, double fb)
 {
     const rabred_sim_model_t *m = s->model;
     double *out = &s->node_free[2 * m->nodes->node_of[msg->src]];
     double *in = &s->node_free[2 * m->nodes->node_of[msg->dst] + 1];
-    double own = start + fb * m->beta * (double)msg->len;
+    double own = start + fb * m->inter_rank_beta * (double)msg->len;
     start = *out > start ? *out : start;
     start = *in > start ? *in : start;
     double bytes_time = fb * m->inter_beta * (double)msg->len;
@@ -734,6 +734,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->nodes = NULL;
     model->inter_alpha = model->inter_beta = 1.0;
     model->latency_overlaps = 0;
+    model->inter_rank_beta = 0;
 }
 
 static int setup_rank(sim_t *s, int rank)

@@ -45,13 +45,13 @@ typedef struct {
      * these the ones between nodes; each node also has one network port
      * each way, which every message leaving (entering) it holds for its
      * bytes' time (len * inter_beta): the ranks of a node share its link.
-     * Such a message takes at least its bytes' time at the ranks' own
-     * beta too (a link wider than one rank's, as a leaf switch's uplinks
-     * shared by its hosts, does not speed up a message alone).  Latency
-     * is not held: messages of several ranks are in flight at once, as on
-     * a NIC. */
+     * Where that link is wider than one rank's (a leaf switch's uplinks
+     * shared by its hosts), a message alone still takes len *
+     * inter_rank_beta (0: no such bound).  Latency is not held: messages
+     * of several ranks are in flight at once, as on a NIC. */
     const rabred_nodes_t *nodes;
     double inter_alpha, inter_beta; /* per message, per element */
+    double inter_rank_beta;         /* per element of one message alone; 0: none */
     /* 0: a message holds its ports for alpha too (alpha is per-message
      * work at both ends, LogP's overheads: a rank's messages take their
      * turn).  1: only for its bytes' time; alpha is wire latency that
