@@ -1,9 +1,8 @@
 /*
- * The MPI-level runner (rabred_mpi_runner.h): step k of the schedule posts
- * its receives, then its sends, waits for them all, then runs its rounds'
- * local steps; step k+1's first `early` posts go out before those local
- * steps, the rest after, exactly as the executor (coll_rabred_exec.c)
- * does, so that a plan's overlap of transfers and reductions is the same
+ * The MPI-level runner (rabred_mpi_runner.h): it gives
+ * rabred_schedule_walk, which the executor (coll_rabred_exec.c) uses too,
+ * its MPI operations, so that a plan's order of posts, waits and
+ * reductions, and its overlap of transfers and reductions, are the same
  * under any MPI.  Two request arrays: step k waits in one while step k+1
  * is posted into the other.
  */
@@ -94,27 +93,31 @@ static int wait_step(MPI_Request *reqs, int *n)
     return rc;
 }
 
-static int run_steps(const runner_t *x, MPI_Request *reqs[2], int n[2])
+/* The walk's operations (rabred_schedule_walk owns the order). */
+typedef struct {
+    const runner_t *x;
+    MPI_Request *reqs[2];
+    int n[2];
+} walk_t;
+
+static int walk_post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
-    const rabred_schedule_t *s = x->sched;
-    int rc = 0 < s->nsteps ? post(x, &s->steps[0], 0, s->steps[0].post_count, reqs[0], &n[0])
-                           : MPI_SUCCESS;
-    for (int k = 0; k < s->nsteps && MPI_SUCCESS == rc; k++) {
-        const rabred_step_t *st = &s->steps[k], *next = k + 1 < s->nsteps ? st + 1 : NULL;
-        int cur = k & 1, nxt = cur ^ 1;
-        rc = wait_step(reqs[cur], &n[cur]);
-        if (MPI_SUCCESS == rc && NULL != next && st->early > 0) {
-            rc = post(x, next, 0, st->early, reqs[nxt], &n[nxt]);
-        }
-        for (int r = st->first; r < st->end && MPI_SUCCESS == rc; r++) {
-            rc = run_locals(x, r);
-        }
-        if (MPI_SUCCESS == rc && NULL != next) {
-            rc = post(x, next, st->early, next->post_count, reqs[nxt], &n[nxt]);
-        }
-    }
-    return rc;
+    walk_t *w = ctx;
+    return post(w->x, st, from, to, w->reqs[slot], &w->n[slot]);
 }
+
+static int walk_wait(void *ctx, int slot)
+{
+    walk_t *w = ctx;
+    return wait_step(w->reqs[slot], &w->n[slot]);
+}
+
+static int walk_locals(void *ctx, int round)
+{
+    return run_locals(((walk_t *)ctx)->x, round);
+}
+
+static const rabred_schedule_ops_t walk_ops = {walk_post, walk_wait, walk_locals};
 
 static void release(MPI_Request *reqs, int n)
 {
@@ -134,12 +137,11 @@ int rabred_mpi_run(const rabred_ready_plan_t *ready, const rabred_mpi_call_t *ca
     if (NULL == all) {
         return MPI_ERR_NO_MEM;
     }
-    MPI_Request *reqs[2] = {all, all + slots};
-    int n[2] = {0, 0};
-    int rc = run_steps(&x, reqs, n);
+    walk_t w = {&x, {all, all + slots}, {0, 0}};
+    int rc = rabred_schedule_walk(&ready->schedule, &walk_ops, &w);
     if (MPI_SUCCESS != rc) {
-        release(reqs[0], n[0]);
-        release(reqs[1], n[1]);
+        release(w.reqs[0], w.n[0]);
+        release(w.reqs[1], w.n[1]);
     }
     free(all);
     return rc;

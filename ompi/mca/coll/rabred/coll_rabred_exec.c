@@ -6,7 +6,9 @@
  * (receives first so eager data lands in place), wait for all, then run
  * the local steps with ompi_op_reduce and datatype copies; the next step's
  * receives, or all its transfers, go out before those local steps where the
- * schedule says so.  Nothing is decided here: which rounds go together and
+ * schedule says so (rabred_schedule_walk owns that order, for every
+ * runner; this file gives it the PML's operations).  Nothing is decided
+ * here: which rounds go together and
  * what goes early were derived once, with the plan.  The request arrays
  * come from the prepared call too, so a call allocates nothing.  Addresses
  * are base + off * extent in 64-bit arithmetic (ptrdiff_t), so vectors over
@@ -196,29 +198,32 @@ static int wait_step(ompi_request_t **reqs, int *n)
     return OMPI_SUCCESS;
 }
 
-/* Step k waits in reqs[k & 1] while step k+1 is posted into the other:
- * its first `early` posts before step k's local steps, the rest after. */
-static int run_steps(const exec_t *x, ompi_request_t **reqs[2], int n[2])
+/* The walk's operations (rabred_schedule_walk owns the order): step k
+ * waits in reqs[k & 1] while step k+1 is posted into the other. */
+typedef struct {
+    const exec_t *x;
+    ompi_request_t **reqs[2];
+    int n[2];
+} walk_t;
+
+static int walk_post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
-    const rabred_schedule_t *s = x->sched;
-    int rc = 0 < s->nsteps ? post(x, &s->steps[0], 0, s->steps[0].post_count, reqs[0], &n[0])
-                           : OMPI_SUCCESS;
-    for (int k = 0; k < s->nsteps && OMPI_SUCCESS == rc; k++) {
-        const rabred_step_t *st = &s->steps[k], *next = k + 1 < s->nsteps ? st + 1 : NULL;
-        int cur = k & 1, nxt = cur ^ 1;
-        rc = wait_step(reqs[cur], &n[cur]);
-        if (OMPI_SUCCESS == rc && NULL != next && st->early > 0) {
-            rc = post(x, next, 0, st->early, reqs[nxt], &n[nxt]);
-        }
-        for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
-            rc = run_locals(x, r);
-        }
-        if (OMPI_SUCCESS == rc && NULL != next) {
-            rc = post(x, next, st->early, next->post_count, reqs[nxt], &n[nxt]);
-        }
-    }
-    return rc;
+    walk_t *w = ctx;
+    return post(w->x, st, from, to, w->reqs[slot], &w->n[slot]);
 }
+
+static int walk_wait(void *ctx, int slot)
+{
+    walk_t *w = ctx;
+    return wait_step(w->reqs[slot], &w->n[slot]);
+}
+
+static int walk_locals(void *ctx, int round)
+{
+    return run_locals(((walk_t *)ctx)->x, round);
+}
+
+static const rabred_schedule_ops_t walk_ops = {walk_post, walk_wait, walk_locals};
 
 /* A predefined type's size when its elements are contiguous bytes, else 0. */
 static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
@@ -240,12 +245,11 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
     exec_t x = {&ready->plan, &ready->schedule, bufs, extent, plain_size(dtype, extent),
                 dtype, op, tag, comm};
     ompi_request_t **requests = (ompi_request_t **)ready->requests;
-    ompi_request_t **reqs[2] = {requests, requests + ready->schedule.max_requests};
-    int n[2] = {0, 0};
-    int rc = run_steps(&x, reqs, n);
+    walk_t w = {&x, {requests, requests + ready->schedule.max_requests}, {0, 0}};
+    int rc = rabred_schedule_walk(&ready->schedule, &walk_ops, &w);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
-        release(reqs[0], n[0]);
-        release(reqs[1], n[1]);
+        release(w.reqs[0], w.n[0]);
+        release(w.reqs[1], w.n[1]);
     }
     return rc;
 }

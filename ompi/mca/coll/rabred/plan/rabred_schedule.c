@@ -90,6 +90,26 @@ static int32_t receives(const rabred_plan_t *plan, int r)
     return n;
 }
 
+int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx)
+{
+    int rc = 0 < s->nsteps ? ops->post(ctx, &s->steps[0], 0, s->steps[0].post_count, 0) : 0;
+    for (int k = 0; k < s->nsteps && 0 == rc; k++) {
+        const rabred_step_t *st = &s->steps[k], *next = k + 1 < s->nsteps ? st + 1 : NULL;
+        int cur = k & 1, nxt = cur ^ 1;
+        rc = ops->wait(ctx, cur);
+        if (0 == rc && NULL != next && st->early > 0) {
+            rc = ops->post(ctx, next, 0, st->early, nxt);
+        }
+        for (int r = st->first; r < st->end && 0 == rc; r++) {
+            rc = ops->locals(ctx, r);
+        }
+        if (0 == rc && NULL != next) {
+            rc = ops->post(ctx, next, st->early, next->post_count, nxt);
+        }
+    }
+    return rc;
+}
+
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s)
 {
     s->nsteps = s->nposts = s->max_requests = 0;

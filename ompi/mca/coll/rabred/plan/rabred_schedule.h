@@ -53,4 +53,23 @@ void rabred_schedule_free(rabred_schedule_t *s);
  * (MPI_IN_PLACE).  RABRED_OK or RABRED_ERR_NOMEM (s then holds no steps). */
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s);
 
+/* What a blocking runner does to the transport, so that every runner (the
+ * executor on Open MPI's PML, the MPI-level runner under any MPI) posts,
+ * waits and reduces in one order, the one written here.  Each returns 0
+ * or the runner's own error code, which stops the walk and is returned.
+ * `slot` (0 or 1) names the set of requests a step's posts go into: step
+ * k waits in slot k & 1 while step k+1 is posted into the other. */
+typedef struct {
+    /* post posts [from, to) of step st (receives first) into slot */
+    int (*post)(void *ctx, const rabred_step_t *st, int from, int to, int slot);
+    int (*wait)(void *ctx, int slot);  /* wait for all of a slot's requests */
+    int (*locals)(void *ctx, int round); /* run a round's local steps */
+} rabred_schedule_ops_t;
+
+/* Runs the schedule: step k's posts, then for each step wait for it, post
+ * the first `early` posts of step k+1, run step k's rounds' local steps,
+ * post the rest of step k+1.  Returns 0 or the first error; the requests
+ * still posted on error are the caller's to release. */
+int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx);
+
 #endif /* RABRED_SCHEDULE_H */
