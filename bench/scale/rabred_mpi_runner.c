@@ -15,6 +15,8 @@ typedef struct {
     const rabred_plan_t *plan;
     const rabred_schedule_t *sched;
     const rabred_mpi_call_t *call;
+    MPI_Request *reqs[2]; /* step k waits in reqs[k & 1] while step k+1 is posted */
+    int n[2];
 } runner_t;
 
 static char *address(const runner_t *x, int buf, int64_t off)
@@ -23,9 +25,11 @@ static char *address(const runner_t *x, int buf, int64_t off)
 }
 
 /* Posts [from, to) of step st, appending to reqs[*n]. */
-static int post(const runner_t *x, const rabred_step_t *st, int from, int to, MPI_Request *reqs,
-                int *n)
+static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
+    runner_t *x = ctx;
+    MPI_Request *reqs = x->reqs[slot];
+    int *n = &x->n[slot];
     const rabred_mpi_call_t *c = x->call;
     int rc = MPI_SUCCESS;
     for (int i = from; i < to && MPI_SUCCESS == rc; i++) {
@@ -64,8 +68,9 @@ static int reduce_step(const runner_t *x, const rabred_local_t *l, char *src, ch
     return rc;
 }
 
-static int run_locals(const runner_t *x, int r)
+static int run_locals(void *ctx, int r)
 {
+    const runner_t *x = ctx;
     const rabred_round_t *rd = &x->plan->rounds[r];
     for (int k = 0; k < rd->nlocal; k++) {
         const rabred_local_t *l = &x->plan->locals[rd->first_local + k];
@@ -84,8 +89,11 @@ static int run_locals(const runner_t *x, int r)
     return MPI_SUCCESS;
 }
 
-static int wait_step(MPI_Request *reqs, int *n)
+static int wait_step(void *ctx, int slot)
 {
+    runner_t *x = ctx;
+    MPI_Request *reqs = x->reqs[slot];
+    int *n = &x->n[slot];
     int rc = 0 < *n ? MPI_Waitall(*n, reqs, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     if (MPI_SUCCESS == rc) {
         *n = 0;
@@ -93,31 +101,8 @@ static int wait_step(MPI_Request *reqs, int *n)
     return rc;
 }
 
-/* The walk's operations (rabred_schedule_walk owns the order). */
-typedef struct {
-    const runner_t *x;
-    MPI_Request *reqs[2];
-    int n[2];
-} walk_t;
-
-static int walk_post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
-{
-    walk_t *w = ctx;
-    return post(w->x, st, from, to, w->reqs[slot], &w->n[slot]);
-}
-
-static int walk_wait(void *ctx, int slot)
-{
-    walk_t *w = ctx;
-    return wait_step(w->reqs[slot], &w->n[slot]);
-}
-
-static int walk_locals(void *ctx, int round)
-{
-    return run_locals(((walk_t *)ctx)->x, round);
-}
-
-static const rabred_schedule_ops_t walk_ops = {walk_post, walk_wait, walk_locals};
+/* The transport's operations; rabred_schedule_walk owns the order. */
+static const rabred_schedule_ops_t mpi_ops = {post, wait_step, run_locals};
 
 static void release(MPI_Request *reqs, int n)
 {
@@ -131,17 +116,16 @@ static void release(MPI_Request *reqs, int n)
 
 int rabred_mpi_run(const rabred_ready_plan_t *ready, const rabred_mpi_call_t *call)
 {
-    runner_t x = {&ready->plan, &ready->schedule, call};
     int slots = ready->schedule.max_requests > 0 ? ready->schedule.max_requests : 1;
     MPI_Request *all = malloc(2 * (size_t)slots * sizeof(*all));
     if (NULL == all) {
         return MPI_ERR_NO_MEM;
     }
-    walk_t w = {&x, {all, all + slots}, {0, 0}};
-    int rc = rabred_schedule_walk(&ready->schedule, &walk_ops, &w);
+    runner_t x = {&ready->plan, &ready->schedule, call, {all, all + slots}, {0, 0}};
+    int rc = rabred_schedule_walk(&ready->schedule, &mpi_ops, &x);
     if (MPI_SUCCESS != rc) {
-        release(w.reqs[0], w.n[0]);
-        release(w.reqs[1], w.n[1]);
+        release(x.reqs[0], x.n[0]);
+        release(x.reqs[1], x.n[1]);
     }
     free(all);
     return rc;

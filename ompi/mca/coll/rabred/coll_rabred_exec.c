@@ -85,6 +85,8 @@ typedef struct {
     struct ompi_op_t *op;
     int tag;
     struct ompi_communicator_t *comm;
+    ompi_request_t **reqs[2]; /* step k waits in reqs[k & 1] while step k+1 is posted */
+    int n[2];                 /* requests posted in each */
 } exec_t;
 
 /* Element `off` of a buffer, as the datatype engine takes it (it adds the
@@ -110,10 +112,12 @@ static void release(ompi_request_t **reqs, int n)
 }
 
 /* Post posts [from, to) of step st (receives come first in that order),
- * appending to reqs[*n]; *n counts the requests posted, also on error. */
-static int post(const exec_t *x, const rabred_step_t *st, int from, int to, ompi_request_t **reqs,
-                int *n)
+ * appending to slot's requests; n[slot] counts them, also on error. */
+static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
+    exec_t *x = ctx;
+    ompi_request_t **reqs = x->reqs[slot];
+    int *n = &x->n[slot];
     int rc = OMPI_SUCCESS;
     for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
         const rabred_xfer_t *t = &x->plan->xfers[x->sched->posts[st->post_first + i]];
@@ -160,8 +164,9 @@ static int reduce_step(const exec_t *x, const rabred_local_t *l, char *src, char
     return copy(x, dst, src, l->len);
 }
 
-static int run_locals(const exec_t *x, int r)
+static int run_locals(void *ctx, int r)
 {
+    const exec_t *x = ctx;
     const rabred_round_t *rd = &x->plan->rounds[r];
     for (int k = 0; k < rd->nlocal; k++) {
         const rabred_local_t *l = &x->plan->locals[rd->first_local + k];
@@ -186,8 +191,11 @@ static int run_locals(const exec_t *x, int r)
  * is freed and set to MPI_REQUEST_NULL; the first failed request's own
  * error (e.g. MPI_ERR_TRUNCATE) is returned, the ones after it left posted
  * for the caller's release(). */
-static int wait_step(ompi_request_t **reqs, int *n)
+static int wait_step(void *ctx, int slot)
 {
+    exec_t *x = ctx;
+    ompi_request_t **reqs = x->reqs[slot];
+    int *n = &x->n[slot];
     for (int i = 0; i < *n; i++) {
         int rc = ompi_request_wait(&reqs[i], MPI_STATUS_IGNORE);
         if (OMPI_SUCCESS != rc) {
@@ -198,32 +206,8 @@ static int wait_step(ompi_request_t **reqs, int *n)
     return OMPI_SUCCESS;
 }
 
-/* The walk's operations (rabred_schedule_walk owns the order): step k
- * waits in reqs[k & 1] while step k+1 is posted into the other. */
-typedef struct {
-    const exec_t *x;
-    ompi_request_t **reqs[2];
-    int n[2];
-} walk_t;
-
-static int walk_post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
-{
-    walk_t *w = ctx;
-    return post(w->x, st, from, to, w->reqs[slot], &w->n[slot]);
-}
-
-static int walk_wait(void *ctx, int slot)
-{
-    walk_t *w = ctx;
-    return wait_step(w->reqs[slot], &w->n[slot]);
-}
-
-static int walk_locals(void *ctx, int round)
-{
-    return run_locals(((walk_t *)ctx)->x, round);
-}
-
-static const rabred_schedule_ops_t walk_ops = {walk_post, walk_wait, walk_locals};
+/* The transport's operations; rabred_schedule_walk owns the order. */
+static const rabred_schedule_ops_t pml_ops = {post, wait_step, run_locals};
 
 /* A predefined type's size when its elements are contiguous bytes, else 0. */
 static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
@@ -242,14 +226,14 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(dtype, &lb, &extent);
-    exec_t x = {&ready->plan, &ready->schedule, bufs, extent, plain_size(dtype, extent),
-                dtype, op, tag, comm};
     ompi_request_t **requests = (ompi_request_t **)ready->requests;
-    walk_t w = {&x, {requests, requests + ready->schedule.max_requests}, {0, 0}};
-    int rc = rabred_schedule_walk(&ready->schedule, &walk_ops, &w);
+    exec_t x = {&ready->plan, &ready->schedule, bufs, extent, plain_size(dtype, extent),
+                dtype, op, tag, comm,
+                {requests, requests + ready->schedule.max_requests}, {0, 0}};
+    int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
-        release(w.reqs[0], w.n[0]);
-        release(w.reqs[1], w.n[1]);
+        release(x.reqs[0], x.n[0]);
+        release(x.reqs[1], x.n[1]);
     }
     return rc;
 }
