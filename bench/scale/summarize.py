@@ -8,6 +8,7 @@ chosen=A sim_s=S check=ok' (rabred_scale's RESULT lines, prefixed with
 the platform).  Every variant except auto competes for the best, the SMPI
 selectors included (each runs one of the algorithms it selects among).
 """
+import os
 import sys
 from collections import defaultdict
 
@@ -28,6 +29,9 @@ def parse(path):
         key = (kv["platform"], int(kv["p"]), int(kv["bytes"]))
         if not kv["check"].startswith("ok"):
             failed.append((key, kv["variant"]))
+            continue
+        if float(kv["time_s"]) <= 0:  # SMPI's smp_* at p = 256 on one core per host
+            failed.append((key, "zero: " + kv["variant"]))
             continue
         cells[key][kv["variant"]] = (float(kv["time_s"]), kv["chosen"])
     return cells, failed
@@ -116,7 +120,10 @@ def verdict(cells, failed, out):
                   ", worst %.2fx at %s" % (max(worse)[0], cell_name(max(worse)[1]))
                   if worse else ""))
     late = [f[1] for f in failed if f[1].startswith("timeout: ")]
-    failed = [f for f in failed if not f[1].startswith("timeout: ")]
+    zero = sorted(set(f[1][len("zero: "):] for f in failed if f[1].startswith("zero: ")))
+    failed = [f for f in failed if not f[1].startswith(("timeout: ", "zero: "))]
+    if zero:
+        out.write("scale: %s reported a time of 0 s (not counted)\n" % ", ".join(zero))
     for t in late:
         out.write(t[len("timeout: "):] + " (not counted)\n")
     ours = [f for f in failed if not f[1].startswith("smpi:")]
@@ -132,11 +139,46 @@ def verdict(cells, failed, out):
     return 1 if ours else 0
 
 
+def plot(cells, path):
+    """ratios.png: per cell, auto's and the Open MPI selector's time over
+    the best measured (1 = the best), one panel per platform."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    platforms = sorted(set(k[0] for k in cells if "auto" in cells[k]))
+    if not platforms:
+        return
+    fig, axes = plt.subplots(1, len(platforms), figsize=(4 * len(platforms), 3.6),
+                             squeeze=False, sharey=True)
+    for ax, plat in zip(axes[0], platforms):
+        keys = sorted(k for k in cells if k[0] == plat and "auto" in cells[k])
+        labels = ["p=%d\n%s" % (k[1], size_name(k[2])) for k in keys]
+        auto = [cells[k]["auto"][0] / best_of(cells[k])[1] for k in keys]
+        sel = [cells[k][SELECTOR][0] / best_of(cells[k])[1] if SELECTOR in cells[k] else 0
+               for k in keys]
+        x = range(len(keys))
+        ax.bar([i - 0.2 for i in x], auto, 0.4, label="rabred auto")
+        ax.bar([i + 0.2 for i in x], sel, 0.4, label="SMPI's Open MPI selector")
+        ax.axhline(1.05, color="gray", linestyle="--", linewidth=0.8)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels(labels, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_title(plat)
+    axes[0][0].set_ylabel("time / best measured")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.stderr.write("usage: summarize.py RAW SUMMARY.md\n")
         return 2
     cells, failed = parse(sys.argv[1])
+    plot(cells, os.path.join(os.path.dirname(sys.argv[2]) or ".", "ratios.png"))
     with open(sys.argv[2], "w") as md:
         table(cells, md)
         crosscheck(sys.argv[1], md)
