@@ -34,17 +34,8 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     if (RABRED_OK != rc) {
         return rc;
     }
-    rabred_plan_view_t node = {l.members, 0, 0};
-    rabred_plan_view(plan, &node);
-    rabred_phase_tree_reduce(plan, l.nlocal, l.local, 0, a->count);
-    if (0 == l.local) {
-        rabred_plan_view_t leaders = {l.leaders, 0, 1};
-        rabred_plan_view(plan, &leaders);
-        rabred_plan_args_t inner = {l.nnodes, l.node, -1, a->count, a->commutative, 0, NULL, 1,
-                                    NULL};
-        rc = rabred_alg_allreduce_recursive_doubling.build(&inner, plan);
-    }
-    node.input_is_acc = 1;
+    rc = rabred_phase_node_leaders(a, &l, plan, rabred_alg_allreduce_recursive_doubling.build);
+    rabred_plan_view_t node = {l.members, 0, 1}; /* the result is in ACC */
     rabred_plan_view(plan, &node);
     rabred_phase_bcast(plan, l.nlocal, l.local, a->count);
     rabred_plan_view(plan, NULL);

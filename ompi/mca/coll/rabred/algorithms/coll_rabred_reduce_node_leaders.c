@@ -46,16 +46,7 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     if (RABRED_OK != rc) {
         return rc;
     }
-    rabred_plan_view_t node = {l.members, 0, 0};
-    rabred_plan_view(plan, &node);
-    rabred_phase_tree_reduce(plan, l.nlocal, l.local, 0, a->count);
-    if (0 == l.local) {
-        rabred_plan_view_t leaders = {l.leaders, 0, 1};
-        rabred_plan_view(plan, &leaders);
-        rabred_plan_args_t inner = {l.nnodes, l.node, l.root_node, a->count, a->commutative, 0,
-                                    NULL, 1, NULL};
-        rc = rabred_alg_reduce_binomial.build(&inner, plan);
-    }
+    rc = rabred_phase_node_leaders(a, &l, plan, rabred_alg_reduce_binomial.build);
     rabred_plan_view(plan, NULL);
     to_root(plan, &l, a);
     rabred_node_layout_free(&l);

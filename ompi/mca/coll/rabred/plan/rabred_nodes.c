@@ -342,3 +342,19 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
     rabred_node_layout_free(&l);
     return RABRED_OK != rc ? rc : plan->error;
 }
+
+int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
+                              rabred_plan_t *plan, rabred_plan_builder_fn across)
+{
+    rabred_plan_view_t node = {l->members, 0, 0};
+    rabred_plan_view(plan, &node);
+    rabred_phase_tree_reduce(plan, l->nlocal, l->local, 0, a->count);
+    if (0 != l->local) {
+        return RABRED_OK;
+    }
+    rabred_plan_view_t leaders = {l->leaders, 0, 1};
+    rabred_plan_view(plan, &leaders);
+    rabred_plan_args_t inner = {l->nnodes, l->node, a->root >= 0 ? l->root_node : -1, a->count,
+                                a->commutative, 0, NULL, 1, NULL};
+    return across(&inner, plan);
+}
