@@ -119,6 +119,8 @@ mkdir -p "$out"
 {
     echo "machine: $(nproc) cores, $(uname -sr), $(smpirun -version 2>/dev/null | head -1)"
     echo "command: scripts/run-scale.sh ${1:-}"
+    echo "grid: platforms ${platforms[*]}; p ${plist[*]}; sizes $sizes; $limit s per smpirun"
+    echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "date: $(date -u +%FT%TZ)"
 } >"$out/meta.txt"
 failed=0
@@ -141,5 +143,9 @@ for entry in "${platforms[@]}"; do
     done
 done
 say "simulated in $(( $(date +%s) - start )) s; results in $out"
-python3 bench/scale/summarize.py "$out/raw.txt" "$out/summary.md" || failed=1
+# Debian's python3 has matplotlib for the plot (a pyenv or venv python3
+# earlier in PATH may not); summarize.py leaves the plot out without it.
+py=python3
+[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+$py bench/scale/summarize.py "$out/raw.txt" "$out/summary.md" || failed=1
 exit $failed

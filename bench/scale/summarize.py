@@ -26,6 +26,8 @@ def parse(path):
         if len(fields) < 3 or fields[1] != "RESULT":
             continue
         kv = dict(f.split("=", 1) for f in fields if "=" in f)
+        if not {"platform", "p", "bytes", "time_s", "check"} <= kv.keys():
+            continue  # a line cut short (a run stopped while writing)
         key = (kv["platform"], int(kv["p"]), int(kv["bytes"]))
         if not kv["check"].startswith("ok"):
             failed.append((key, kv["variant"]))
@@ -63,6 +65,8 @@ def crosscheck(path, out):
         if len(fields) < 3 or fields[1] != "RESULT" or fields[0] != "platform=crossbar":
             continue
         kv = dict(f.split("=", 1) for f in fields if "=" in f)
+        if not {"sim_s", "time_s", "variant", "p", "bytes"} <= kv.keys():
+            continue
         sim, t = float(kv["sim_s"]), float(kv["time_s"])
         if kv["variant"] == "auto" or sim <= 0:
             continue
