@@ -86,6 +86,11 @@ typedef struct {
     int p, rank;
     rabred_nodes_t nodes;
     int32_t *node_of;
+    /* common_start's wait after the latest rank left the barrier.  Per
+     * rank, not static: under smpirun -no-privatize the ranks share this
+     * process's statics, and each rank's doubling would compound.  A
+     * pointer so that the bench stays const where it is read. */
+    double *margin;
 } bench_t;
 
 /* The ranks of a simulation share this process (smpirun -no-privatize):
@@ -380,19 +385,18 @@ typedef struct {
  * is a no-op and the barrier is the start. */
 static double common_start(const bench_t *bn)
 {
-    static double margin = 1e-3;
     for (;;) {
         MPI_Barrier(MPI_COMM_WORLD);
         double now = MPI_Wtime(), latest;
         MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        double go = latest + margin, wait = go - MPI_Wtime();
+        double go = latest + *bn->margin, wait = go - MPI_Wtime();
         int late = wait < 0, any_late;
         MPI_Allreduce(&late, &any_late, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!any_late) {
             smpi_execute_flops(wait * bn->o->host_speed);
             return MPI_Wtime();
         }
-        margin *= 2;
+        *bn->margin *= 2;
     }
 }
 
@@ -531,6 +535,10 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
 {
     enum { SMALL = 8, LARGE = 1 << 20, REPS = 5 };
     char *buf = calloc(2, LARGE);
+    if (NULL == buf) {
+        fprintf(stderr, "rabred_scale: no memory for the link measurement\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     double one = exchange_time(bn, 1, dist, SMALL, 1, buf);
     double many = exchange_time(bn, 1, dist, SMALL, REPS, buf);
     double small = exchange_time(bn, lanes, dist, SMALL, 1, buf);
@@ -597,7 +605,8 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     options_t o;
-    bench_t bn = {&o, 0, 0, {0, NULL}, NULL};
+    double margin = 1e-3;
+    bench_t bn = {&o, 0, 0, {0, NULL}, NULL, &margin};
     MPI_Comm_size(MPI_COMM_WORLD, &bn.p);
     MPI_Comm_rank(MPI_COMM_WORLD, &bn.rank);
     if (0 != parse_options(argc, argv, &o) || 0 != make_nodes(&bn)) {
