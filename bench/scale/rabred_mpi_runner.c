@@ -102,7 +102,7 @@ static int wait_step(void *ctx, int slot)
 }
 
 /* The transport's operations; rabred_schedule_walk owns the order. */
-static const rabred_schedule_ops_t mpi_ops = {post, wait_step, run_locals};
+static const rabred_schedule_ops_t mpi_ops = {.post = post, .wait = wait_step, .locals = run_locals};
 
 static void release(MPI_Request *reqs, int n)
 {

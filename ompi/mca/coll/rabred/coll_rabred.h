@@ -14,6 +14,9 @@
 
 #include "mpi.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
+#include "opal/class/opal_list.h"
+#include "opal/sys/atomic.h"
 
 #include "coll_rabred_ompi.h"
 
@@ -65,6 +68,7 @@ typedef struct {
     /* pvar storage: slot 0 counts calls handed to the previous component,
      * slot id those served by the algorithm with that id */
     unsigned long long calls[RABRED_NCOLLS][RABRED_TABLE_MAX + 1];
+    unsigned long long icalls[RABRED_NCOLLS][RABRED_TABLE_MAX + 1]; /* nonblocking calls */
     unsigned long long arrival_exchanges; /* pvar: gap exchanges run (pacing shows here) */
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
     int prepared_calls;         /* prepared calls kept per communicator */
@@ -78,6 +82,11 @@ typedef struct {
      * the lock serialises filling them under MPI_THREAD_MULTIPLE. */
     rabred_pricebooks_t books;
     opal_mutex_t books_lock;
+    /* nonblocking calls in flight on every communicator, advanced by
+     * mca_coll_rabred_progress (coll_rabred_nbc.c) under progress_lock */
+    opal_list_t active;
+    opal_atomic_lock_t progress_lock;
+    int progress_registered;
 } mca_coll_rabred_component_t;
 
 RABRED_COMPONENT_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
@@ -105,9 +114,16 @@ typedef struct {
     mca_coll_base_module_t *previous_allreduce_module;
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
+    /* and its nonblocking ones (NULL when the coll list has none) */
+    mca_coll_base_module_iallreduce_fn_t previous_iallreduce;
+    mca_coll_base_module_t *previous_iallreduce_module;
+    mca_coll_base_module_ireduce_fn_t previous_ireduce;
+    mca_coll_base_module_t *previous_ireduce_module;
     rabred_rules_t rules[RABRED_NCOLLS]; /* the rules file pruned for this communicator */
     char *rules_file;                    /* its name, for reasons ("" when none) */
     rabred_prepared_cache_t prepared;    /* this communicator's prepared calls */
+    rabred_prepared_t spare;  /* a blocking call's, when every cached one is in flight */
+    volatile int setup_busy;  /* a nonblocking call runs the set-up exchange now */
     rabred_model_t model;     /* the links its messages cross (module_enable) */
     uint32_t generation;      /* bumped when the arrival hint changes (rabred_call_key_t) */
     mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
@@ -132,10 +148,16 @@ int mca_coll_rabred_init_query(bool enable_progress_threads, bool enable_mpi_thr
 mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *comm,
                                                    int *priority);
 
-/* Learn the communicator's node map into m->nodes (coll_rabred_nodes.c):
- * collective, at the first call.  OMPI_SUCCESS, or the exchange's error
- * or out of resource (m->node_of NULL: no map, every rank its own node). */
-int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
+/* The node map (coll_rabred_nodes.c): whether the set-up exchange carries
+ * node labels (some rank has a peer off its node; alike on every rank),
+ * this rank's slot of them (p words, zero but its own), and the map into
+ * m->nodes from coll_rabred_node_map or the exchanged labels (NULL: one
+ * node).  OMPI_SUCCESS or out of resource (m->node_of NULL: no map, every
+ * rank its own node). */
+int mca_coll_rabred_node_labels_needed(struct ompi_communicator_t *comm);
+void mca_coll_rabred_node_labels_fill(struct ompi_communicator_t *comm, uint64_t *labels);
+int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                             const uint64_t *labels);
 
 /* The node map as plans and restriction checks take it (NULL: unknown). */
 static inline const rabred_nodes_t *mca_coll_rabred_nodes(const mca_coll_rabred_module_t *m)
@@ -143,12 +165,49 @@ static inline const rabred_nodes_t *mca_coll_rabred_nodes(const mca_coll_rabred_
     return NULL != m->node_of ? &m->nodes : NULL;
 }
 
+/* One call, as the entry points receive it. */
+typedef struct {
+    rabred_coll_t coll;
+    const void *sbuf;
+    void *rbuf;
+    int count;
+    struct ompi_datatype_t *dtype;
+    struct ompi_op_t *op;
+    int root; /* -1: allreduce */
+    struct ompi_communicator_t *comm;
+    int p, rank;
+    int in_place;    /* MPI_IN_PLACE at this rank (reduce: only the root's counts) */
+    int nonblocking; /* MPI_Iallreduce, MPI_Ireduce or their persistent forms */
+} mca_coll_rabred_call_t;
+
+
 int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module);
+
+/* Nonblocking and persistent calls (coll_rabred_nbc.c); the progress
+ * function advances every one in flight (registered at the first). */
+int mca_coll_rabred_iallreduce(const void *sbuf, void *rbuf, int count,
+                               struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                               struct ompi_communicator_t *comm, ompi_request_t **request,
+                               mca_coll_base_module_t *module);
+int mca_coll_rabred_ireduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                            struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                            ompi_request_t **request, mca_coll_base_module_t *module);
+#if OMPI_MAJOR_VERSION >= 5
+int mca_coll_rabred_allreduce_init(const void *sbuf, void *rbuf, int count,
+                                   struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                                   struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                   ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_rabred_reduce_init(const void *sbuf, void *rbuf, int count,
+                                struct ompi_datatype_t *dtype, struct ompi_op_t *op, int root,
+                                struct ompi_communicator_t *comm, struct ompi_info_t *info,
+                                ompi_request_t **request, mca_coll_base_module_t *module);
+#endif
+int mca_coll_rabred_progress(void);
 
 /* The cost model of one link (RABRED_LINK_*) from the component's
  * parameters, the generation of the settings a choice reads (bumped when
@@ -186,10 +245,30 @@ const rabred_arrival_t *mca_coll_rabred_arrival_input(mca_coll_rabred_module_t *
 int mca_coll_rabred_arrival_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
                                 double t_in);
 
-/* Compare the ranks' rules and parameters (coll_rabred_agree.c): sets
- * m->agreement on every rank alike; collective over comm.  OMPI_SUCCESS,
- * or the exchange's error (m->agreement then stays unchecked). */
-int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
+/* Compare the ranks' rules and parameters (coll_rabred_agree.c): this
+ * rank's digests for the set-up exchange, and after it (MAX over the
+ * ranks) the verdict into m->agreement, alike on every rank. */
+#define RABRED_AGREE_DIGESTS 4
+void mca_coll_rabred_agree_digests(const mca_coll_rabred_module_t *m,
+                                   uint64_t d[RABRED_AGREE_DIGESTS]);
+void mca_coll_rabred_agree_judge(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                 const uint64_t d[RABRED_AGREE_DIGESTS]);
+
+/* The communicator's set-up exchange (coll_rabred_setup.c): begin fills
+ * `vec` (count words; tmp: as many of scratch), the caller runs an
+ * allreduce with MAX over it, end reads the verdict and the node map.
+ * settings_check does all three, blocking.  OMPI_SUCCESS, or the error
+ * (m->agreement then stays unchecked: the next call tries again). */
+typedef struct {
+    uint64_t *vec, *tmp;
+    int count;
+} mca_coll_rabred_setup_t;
+int mca_coll_rabred_setup_begin(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                mca_coll_rabred_setup_t *s);
+int mca_coll_rabred_setup_end(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                              mca_coll_rabred_setup_t *s);
+void mca_coll_rabred_setup_free(mca_coll_rabred_setup_t *s);
+int mca_coll_rabred_settings_check(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm);
 
 /* rabred's own small exchanges (the arrival estimate's gaps, the settings
  * check's digests; coll_rabred_exec.c, below both): an allreduce with MAX
@@ -198,6 +277,11 @@ int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_
  * internal plan. */
 int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm);
+/* Its ready plan for `count` elements (kept for the last count) and its
+ * buffers: vec is INPUT and ACC, tmp TMP. */
+int mca_coll_rabred_internal_plan(mca_coll_rabred_module_t *m, int count,
+                                  struct ompi_communicator_t *comm,
+                                  const rabred_ready_plan_t **out);
 
 /* The buffers a plan names (INPUT, ACC, TMP, TMP2): element i of buffer
  * b is at base[b] + (i * extent + shift[b]), summed as integers
@@ -210,11 +294,42 @@ typedef struct {
     ptrdiff_t shift[RABRED_NBUFS];
 } mca_coll_rabred_bufs_t;
 
+/* One execution of a ready plan: what every posting and local step needs,
+ * and where a nonblocking one stands (coll_rabred_exec.c). */
+typedef struct {
+    const rabred_plan_t *plan;
+    const rabred_schedule_t *sched;
+    mca_coll_rabred_bufs_t bufs;
+    ptrdiff_t extent;
+    size_t plain; /* a predefined type's size in bytes (copies are memcpy); 0: other types */
+    struct ompi_datatype_t *dtype;
+    struct ompi_op_t *op;
+    int tag;
+    struct ompi_communicator_t *comm;
+    struct ompi_request_t **reqs[2]; /* step k waits in reqs[k & 1] while step k+1 is posted */
+    int n[2];                        /* requests posted in each */
+    rabred_schedule_cursor_t cursor; /* a nonblocking run's position */
+} mca_coll_rabred_exec_t;
+
+/* The internal plan's buffers (mca_coll_rabred_internal_plan). */
+mca_coll_rabred_bufs_t mca_coll_rabred_internal_bufs(void *vec, void *tmp);
+
 /* The executor (coll_rabred_exec.c): runs one rank's ready plan over
  * `bufs`; `tag` is the collective's coll tag. */
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm);
+
+/* The executor in pieces, for nonblocking calls: init (slots: room for
+ * 2 * ready->schedule.max_requests requests, the caller's), then resume
+ * from Open MPI's progress engine until *done or an error; abandon cancels
+ * and frees what is still posted (after an error, or when giving up). */
+void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
+                               const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
+                               struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
+                               struct ompi_request_t **slots);
+int mca_coll_rabred_exec_resume(mca_coll_rabred_exec_t *x, int *done);
+void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x);
 
 /* A temporary of count elements of dtype: the allocation we own (raw,
  * NULL when it lives in a module's scratch), where its bytes start (base)
@@ -233,6 +348,29 @@ int mca_coll_rabred_tmpbuf_alloc(mca_coll_rabred_tmpbuf_t *t, struct ompi_dataty
                                  size_t count, mca_coll_rabred_scratch_t *scratch);
 void mca_coll_rabred_tmpbuf_free(mca_coll_rabred_tmpbuf_t *t);
 void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch);
+
+/* What the blocking and nonblocking paths share (coll_rabred_module.c):
+ * the prepared call of c, chosen and built on a miss, counted and said
+ * (`own`: an entry of the caller's, used when every cached one is in
+ * flight); an arrival-aware choice's plan built for equal arrivals into r;
+ * the plan's buffers (temporaries from `scratch`), and their abandonment
+ * after a failed run; the collective's tag for blocking calls; a call
+ * counted in its algorithm's counter and said at verbose 2; one handed
+ * down because the ranks' settings differ, counted and said; an
+ * OMPI error as the application sees it. */
+int mca_coll_rabred_prepared_for(mca_coll_rabred_module_t *m, const mca_coll_rabred_call_t *c,
+                                 rabred_prepared_t *own, rabred_prepared_t **out);
+int mca_coll_rabred_build_for(const mca_coll_rabred_module_t *m, const mca_coll_rabred_call_t *c,
+                              const rabred_prepared_t *e, rabred_ready_plan_t *r);
+int mca_coll_rabred_take_buffers(const mca_coll_rabred_call_t *c, const rabred_ready_plan_t *r,
+                                 mca_coll_rabred_scratch_t scratch[3],
+                                 mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_bufs_t *bufs);
+void mca_coll_rabred_abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3],
+                                         mca_coll_rabred_scratch_t scratch[3]);
+int mca_coll_rabred_call_tag(const mca_coll_rabred_call_t *c);
+void mca_coll_rabred_count_disagreement(const mca_coll_rabred_call_t *c);
+void mca_coll_rabred_count_call(const mca_coll_rabred_call_t *c, const rabred_choice_t *choice);
+int mca_coll_rabred_user_error(int rc);
 
 END_C_DECLS
 

@@ -19,8 +19,9 @@
  * parameters refer to by id).  The ranks then run one allreduce with MAX
  * of {rules, ~rules, parameters, ~parameters}: the largest digest and the
  * complement of the smallest.  Equal means everyone agrees, and every
- * rank learns the same answer.  It goes by recursive doubling through
- * rabred's own executor: lg p messages of 32 bytes, once per communicator.
+ * rank learns the same answer.  The exchange is the communicator's set-up
+ * (coll_rabred_setup.c), with the node map's: recursive doubling through
+ * rabred's own executor, once per communicator, blocking or not.
  *
  * On disagreement, every rank hands that communicator's calls to the
  * component below rabred (coll/tuned), whose choice does not read rabred's
@@ -84,7 +85,7 @@ static uint64_t parameters_digest(void)
     return h;
 }
 
-enum { RULES, RULES_COMPLEMENT, PARAMETERS, PARAMETERS_COMPLEMENT, NDIGESTS };
+enum { RULES, RULES_COMPLEMENT, PARAMETERS, PARAMETERS_COMPLEMENT };
 
 static void report(struct ompi_communicator_t *comm, int rules_differ, int parameters_differ,
                    uint64_t rules, uint64_t parameters)
@@ -106,29 +107,39 @@ static void report(struct ompi_communicator_t *comm, int rules_differ, int param
                         (unsigned long long)rules, (unsigned long long)parameters);
 }
 
-int mca_coll_rabred_agree(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
+/* What this rank's decisions read on m's communicator. */
+static void local_digests(const mca_coll_rabred_module_t *m, uint64_t *rules,
+                          uint64_t *parameters)
 {
-    uint64_t rules = RABRED_DIGEST_INIT;
+    *rules = RABRED_DIGEST_INIT;
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
-        rules = rabred_rules_digest(rules, &m->rules[coll]); /* what this communicator reads */
+        *rules = rabred_rules_digest(*rules, &m->rules[coll]); /* what this communicator reads */
     }
-    uint64_t parameters = parameters_digest();
-    uint64_t d[NDIGESTS] = {rules, ~rules, parameters, ~parameters};
-    if (ompi_comm_size(comm) > 1) {
-        uint64_t scratch[NDIGESTS];
-        int rc = mca_coll_rabred_allreduce_max(m, d, scratch, NDIGESTS, &ompi_mpi_uint64_t.dt,
-                                               comm);
-        if (OMPI_SUCCESS != rc) {
-            return rc; /* unchecked still: the next call tries again */
-        }
-    }
+    *parameters = parameters_digest();
+}
+
+void mca_coll_rabred_agree_digests(const mca_coll_rabred_module_t *m,
+                                   uint64_t d[RABRED_AGREE_DIGESTS])
+{
+    uint64_t rules, parameters;
+    local_digests(m, &rules, &parameters);
+    d[RULES] = rules;
+    d[RULES_COMPLEMENT] = ~rules;
+    d[PARAMETERS] = parameters;
+    d[PARAMETERS_COMPLEMENT] = ~parameters;
+}
+
+void mca_coll_rabred_agree_judge(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                                 const uint64_t d[RABRED_AGREE_DIGESTS])
+{
     /* MAX of ~x is ~(MIN of x): the largest and the smallest digest */
     int rules_differ = d[RULES] != ~d[RULES_COMPLEMENT];
     int parameters_differ = d[PARAMETERS] != ~d[PARAMETERS_COMPLEMENT];
     m->agreement = rules_differ || parameters_differ ? RABRED_SETTINGS_DIFFER
                                                      : RABRED_SETTINGS_AGREE;
     if (RABRED_SETTINGS_DIFFER == m->agreement) {
+        uint64_t rules, parameters;
+        local_digests(m, &rules, &parameters);
         report(comm, rules_differ, parameters_differ, rules, parameters);
     }
-    return OMPI_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "opal/mca/base/mca_base_pvar.h"
+#include "opal/runtime/opal_progress.h"
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/mca/base/mca_base_var_enum.h"
 #include "opal/util/output.h"
@@ -260,17 +261,24 @@ static void register_pvar(const char *name, const char *help, int var_class,
         MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, NULL, NULL, NULL, storage);
 }
 
-static void register_counters(rabred_coll_t coll)
+/* One counter per (collective, algorithm), blocking or nonblocking:
+ * coll_rabred_<coll>_<alg>_calls and coll_rabred_i<coll>_<alg>_calls. */
+static void register_counters(rabred_coll_t coll, int nonblocking)
 {
-    char name[96], help[160];
+    static const char *const calls[2][RABRED_NCOLLS] = {
+        {"MPI_Allreduce", "MPI_Reduce"},
+        {"MPI_Iallreduce calls and MPI_Allreduce_init", "MPI_Ireduce calls and MPI_Reduce_init"}};
+    char name[96], help[192];
     for (int slot = 0; slot <= rabred_table_size(coll) && slot <= RABRED_TABLE_MAX; slot++) {
         const char *alg = 0 == slot ? "previous" : rabred_table_at(coll, slot - 1)->name;
-        snprintf(name, sizeof(name), "%s_%s_calls", rabred_coll_name(coll), alg);
-        snprintf(help, sizeof(help), "Number of MPI_%s calls on this process served by %s%s",
-                 RABRED_COLL_ALLREDUCE == coll ? "Allreduce" : "Reduce", alg,
+        snprintf(name, sizeof(name), "%s%s_%s_calls", nonblocking ? "i" : "",
+                 rabred_coll_name(coll), alg);
+        snprintf(help, sizeof(help), "Number of %s %s on this process served by %s%s",
+                 calls[nonblocking][coll], nonblocking ? "starts" : "calls", alg,
                  0 == slot ? " (the coll component below rabred)" : "");
         register_pvar(name, help, MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG,
-                      &mca_coll_rabred_component.calls[coll][slot]);
+                      nonblocking ? &mca_coll_rabred_component.icalls[coll][slot]
+                                  : &mca_coll_rabred_component.calls[coll][slot]);
     }
 }
 
@@ -519,7 +527,8 @@ static int rabred_register(void)
         if (OPAL_SUCCESS != rc) {
             return rc;
         }
-        register_counters((rabred_coll_t)coll);
+        register_counters((rabred_coll_t)coll, 0);
+        register_counters((rabred_coll_t)coll, 1);
     }
     register_pvar("arrival_exchanges",
                   "Number of arrival-estimate gap exchanges (an allreduce of 2p doubles after an "
@@ -653,6 +662,9 @@ static int rabred_open(void)
     opal_output_set_verbosity(mca_coll_rabred_component.output, mca_coll_rabred_component.verbose);
     load_rules(&mca_coll_rabred_component);
     OBJ_CONSTRUCT(&mca_coll_rabred_component.books_lock, opal_mutex_t);
+    OBJ_CONSTRUCT(&mca_coll_rabred_component.active, opal_list_t);
+    opal_atomic_lock_init(&mca_coll_rabred_component.progress_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
+    mca_coll_rabred_component.progress_registered = 0;
     return OMPI_SUCCESS;
 }
 
@@ -667,6 +679,11 @@ static int rabred_close(void)
     mca_coll_rabred_component.rules_loaded = NULL;
     rabred_pricebooks_free(&mca_coll_rabred_component.books);
     OBJ_DESTRUCT(&mca_coll_rabred_component.books_lock);
+    if (mca_coll_rabred_component.progress_registered) {
+        opal_progress_unregister(mca_coll_rabred_progress);
+        mca_coll_rabred_component.progress_registered = 0;
+    }
+    OBJ_DESTRUCT(&mca_coll_rabred_component.active);
     /* algorithm_help[] stays: the MCA variable system may still show it */
     return OMPI_SUCCESS;
 }

@@ -74,30 +74,15 @@ void mca_coll_rabred_scratch_release(mca_coll_rabred_scratch_t *scratch)
     scratch->cap = 0;
 }
 
-/* One execution: what every posting and local step needs. */
-typedef struct {
-    const rabred_plan_t *plan;
-    const rabred_schedule_t *sched;
-    const mca_coll_rabred_bufs_t *bufs;
-    ptrdiff_t extent;
-    size_t plain; /* a predefined type's size in bytes (copies are memcpy); 0: other types */
-    struct ompi_datatype_t *dtype;
-    struct ompi_op_t *op;
-    int tag;
-    struct ompi_communicator_t *comm;
-    ompi_request_t **reqs[2]; /* step k waits in reqs[k & 1] while step k+1 is posted */
-    int n[2];                 /* requests posted in each */
-} exec_t;
-
 /* Element `off` of a buffer, as the datatype engine takes it (it adds the
  * type's lower bound back).  For a type with a positive lower bound that
  * address lies before the temporary's allocation, and with MPI_BOTTOM it
  * is computed from a null pointer: C leaves pointer arithmetic outside an
  * object undefined, so the sum is an integer's. */
-static char *address(const exec_t *x, int buf, int64_t off)
+static char *address(const mca_coll_rabred_exec_t *x, int buf, int64_t off)
 {
-    uintptr_t at = (uintptr_t)x->bufs->base[buf] +
-                   (uintptr_t)((ptrdiff_t)off * x->extent + x->bufs->shift[buf]);
+    uintptr_t at = (uintptr_t)x->bufs.base[buf] +
+                   (uintptr_t)((ptrdiff_t)off * x->extent + x->bufs.shift[buf]);
     return (char *)at;
 }
 
@@ -115,7 +100,7 @@ static void release(ompi_request_t **reqs, int n)
  * appending to slot's requests; n[slot] counts them, also on error. */
 static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
-    exec_t *x = ctx;
+    mca_coll_rabred_exec_t *x = ctx;
     ompi_request_t **reqs = x->reqs[slot];
     int *n = &x->n[slot];
     int rc = OMPI_SUCCESS;
@@ -135,7 +120,7 @@ static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 
 /* dst = src for len elements: a plain memcpy for predefined types (the
  * datatype engine's general copy costs more than a small vector's bytes). */
-static int copy(const exec_t *x, char *dst, char *src, int64_t len)
+static int copy(const mca_coll_rabred_exec_t *x, char *dst, char *src, int64_t len)
 {
     if (0 != x->plain) {
         memcpy(dst, src, (size_t)len * x->plain);
@@ -151,7 +136,7 @@ static int copy(const exec_t *x, char *dst, char *src, int64_t len)
  * same result and saves that copy; a replicated value (recursive doubling)
  * keeps the stated order so both partners get the same bits, since
  * MAX(+0, -0) or NaN payloads depend on operand order. */
-static int reduce_step(const exec_t *x, const rabred_local_t *l, char *src, char *dst)
+static int reduce_step(const mca_coll_rabred_exec_t *x, const rabred_local_t *l, char *src, char *dst)
 {
     if (l->src_first || (!l->replicated && ompi_op_is_commute(x->op))) {
         ompi_op_reduce(x->op, src, dst, (size_t)l->len, x->dtype);
@@ -166,7 +151,7 @@ static int reduce_step(const exec_t *x, const rabred_local_t *l, char *src, char
 
 static int run_locals(void *ctx, int r)
 {
-    const exec_t *x = ctx;
+    const mca_coll_rabred_exec_t *x = ctx;
     const rabred_round_t *rd = &x->plan->rounds[r];
     for (int k = 0; k < rd->nlocal; k++) {
         const rabred_local_t *l = &x->plan->locals[rd->first_local + k];
@@ -193,7 +178,7 @@ static int run_locals(void *ctx, int r)
  * for the caller's release(). */
 static int wait_step(void *ctx, int slot)
 {
-    exec_t *x = ctx;
+    mca_coll_rabred_exec_t *x = ctx;
     ompi_request_t **reqs = x->reqs[slot];
     int *n = &x->n[slot];
     for (int i = 0; i < *n; i++) {
@@ -206,8 +191,35 @@ static int wait_step(void *ctx, int slot)
     return OMPI_SUCCESS;
 }
 
+/* The nonblocking form of wait_step, run from Open MPI's progress engine:
+ * it looks at the requests' completion flags and never calls progress
+ * itself (it runs inside opal_progress).  Completed requests are freed,
+ * from the last, so a partial pass keeps what is still in flight. */
+static int test_step(void *ctx, int slot, int *done)
+{
+    mca_coll_rabred_exec_t *x = ctx;
+    ompi_request_t **reqs = x->reqs[slot];
+    int *n = &x->n[slot];
+    while (*n > 0) {
+        ompi_request_t **last = &reqs[*n - 1];
+        if (!REQUEST_COMPLETE(*last)) {
+            *done = 0;
+            return OMPI_SUCCESS;
+        }
+        int rc = (*last)->req_status.MPI_ERROR;
+        ompi_request_free(last);
+        (*n)--;
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    *done = 1;
+    return OMPI_SUCCESS;
+}
+
 /* The transport's operations; rabred_schedule_walk owns the order. */
-static const rabred_schedule_ops_t pml_ops = {post, wait_step, run_locals};
+static const rabred_schedule_ops_t pml_ops = {
+    .post = post, .wait = wait_step, .locals = run_locals, .test = test_step};
 
 /* A predefined type's size when its elements are contiguous bytes, else 0. */
 static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
@@ -220,28 +232,59 @@ static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
     return (ptrdiff_t)size == extent ? size : 0;
 }
 
+void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
+                               const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
+                               struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
+                               ompi_request_t **slots)
+{
+    ptrdiff_t lb, extent;
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    x->plan = &ready->plan;
+    x->sched = &ready->schedule;
+    x->bufs = *bufs;
+    x->extent = extent;
+    x->plain = plain_size(dtype, extent);
+    x->dtype = dtype;
+    x->op = op;
+    x->tag = tag;
+    x->comm = comm;
+    x->reqs[0] = slots;
+    x->reqs[1] = slots + ready->schedule.max_requests;
+    x->n[0] = x->n[1] = 0;
+    x->cursor.step = x->cursor.started = 0;
+}
+
+int mca_coll_rabred_exec_resume(mca_coll_rabred_exec_t *x, int *done)
+{
+    return rabred_schedule_resume(x->sched, &pml_ops, x, &x->cursor, done);
+}
+
+void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x)
+{
+    release(x->reqs[0], x->n[0]);
+    release(x->reqs[1], x->n[1]);
+    x->n[0] = x->n[1] = 0;
+}
+
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
 {
-    ptrdiff_t lb, extent;
-    ompi_datatype_get_extent(dtype, &lb, &extent);
-    ompi_request_t **requests = (ompi_request_t **)ready->requests;
-    exec_t x = {&ready->plan, &ready->schedule, bufs, extent, plain_size(dtype, extent),
-                dtype, op, tag, comm,
-                {requests, requests + ready->schedule.max_requests}, {0, 0}};
+    mca_coll_rabred_exec_t x;
+    mca_coll_rabred_exec_init(&x, ready, bufs, dtype, op, tag, comm,
+                              (ompi_request_t **)ready->requests);
     int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
-        release(x.reqs[0], x.n[0]);
-        release(x.reqs[1], x.n[1]);
+        mca_coll_rabred_exec_abandon(&x);
     }
     return rc;
 }
 
-int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
-                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+int mca_coll_rabred_internal_plan(mca_coll_rabred_module_t *m, int count,
+                                  struct ompi_communicator_t *comm,
+                                  const rabred_ready_plan_t **out)
 {
-    if (count != m->internal_count) { /* prepared once per size (digests, then gaps) */
+    if (count != m->internal_count) { /* prepared once per size (set-up, then gaps) */
         rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0,
                                    NULL, 1, NULL}; /* vec is INPUT and ACC */
         int rc = rabred_ready_plan_build(&m->internal, &rabred_alg_allreduce_recursive_doubling,
@@ -251,7 +294,25 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
             return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
         }
     }
+    *out = &m->internal;
+    return OMPI_SUCCESS;
+}
+
+mca_coll_rabred_bufs_t mca_coll_rabred_internal_bufs(void *vec, void *tmp)
+{
     mca_coll_rabred_bufs_t bufs = {{(char *)vec, (char *)vec, (char *)tmp, NULL}, {0, 0, 0, 0}};
-    return mca_coll_rabred_execute(&m->internal, &bufs, dtype, &ompi_mpi_op_max.op,
+    return bufs;
+}
+
+int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
+                                  struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
+{
+    const rabred_ready_plan_t *ready;
+    int rc = mca_coll_rabred_internal_plan(m, count, comm, &ready);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    mca_coll_rabred_bufs_t bufs = mca_coll_rabred_internal_bufs(vec, tmp);
+    return mca_coll_rabred_execute(ready, &bufs, dtype, &ompi_mpi_op_max.op,
                                    MCA_COLL_BASE_TAG_ALLREDUCE, comm);
 }

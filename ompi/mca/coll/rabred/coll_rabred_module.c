@@ -33,6 +33,12 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_allreduce_module = NULL;
     m->previous_reduce = NULL;
     m->previous_reduce_module = NULL;
+    m->previous_iallreduce = NULL;
+    m->previous_iallreduce_module = NULL;
+    m->previous_ireduce = NULL;
+    m->previous_ireduce_module = NULL;
+    rabred_prepared_init(&m->spare);
+    m->setup_busy = 0;
     memset(m->rules, 0, sizeof(m->rules));
     m->rules_file = NULL;
     memset(&m->prepared, 0, sizeof(m->prepared));
@@ -60,7 +66,14 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     if (NULL != m->previous_reduce_module) {
         OBJ_RELEASE(m->previous_reduce_module);
     }
+    if (NULL != m->previous_iallreduce_module) {
+        OBJ_RELEASE(m->previous_iallreduce_module);
+    }
+    if (NULL != m->previous_ireduce_module) {
+        OBJ_RELEASE(m->previous_ireduce_module);
+    }
     rabred_prepared_cache_fini(&m->prepared);
+    rabred_prepared_fini(&m->spare);
     rabred_ready_plan_free(&m->internal);
     free(m->node_of);
     for (int i = 0; i < 3; i++) {
@@ -103,6 +116,24 @@ static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     }
     OBJ_RETAIN(m->previous_allreduce_module);
     OBJ_RETAIN(m->previous_reduce_module);
+    /* nonblocking: libnbc's, when listed (a call rabred hands down without
+     * one fails with MPI_ERR_UNSUPPORTED_OPERATION, coll_rabred_nbc.c) */
+    m->previous_iallreduce = comm->c_coll->coll_iallreduce;
+    m->previous_iallreduce_module = comm->c_coll->coll_iallreduce_module;
+    m->previous_ireduce = comm->c_coll->coll_ireduce;
+    m->previous_ireduce_module = comm->c_coll->coll_ireduce_module;
+    if (NULL == m->previous_iallreduce || NULL == m->previous_iallreduce_module) {
+        m->previous_iallreduce = NULL;
+        m->previous_iallreduce_module = NULL;
+    } else {
+        OBJ_RETAIN(m->previous_iallreduce_module);
+    }
+    if (NULL == m->previous_ireduce || NULL == m->previous_ireduce_module) {
+        m->previous_ireduce = NULL;
+        m->previous_ireduce_module = NULL;
+    } else {
+        OBJ_RETAIN(m->previous_ireduce_module);
+    }
     return OMPI_SUCCESS;
 }
 
@@ -145,22 +176,16 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
     m->super.coll_module_enable = module_enable;
     m->super.coll_allreduce = mca_coll_rabred_allreduce;
     m->super.coll_reduce = mca_coll_rabred_reduce;
+    m->super.coll_iallreduce = mca_coll_rabred_iallreduce;
+    m->super.coll_ireduce = mca_coll_rabred_ireduce;
+#if OMPI_MAJOR_VERSION >= 5
+    m->super.coll_allreduce_init = mca_coll_rabred_allreduce_init;
+    m->super.coll_reduce_init = mca_coll_rabred_reduce_init;
+#endif
     return &m->super;
 }
 
-/* One call, as the entry points receive it. */
-typedef struct {
-    rabred_coll_t coll;
-    const void *sbuf;
-    void *rbuf;
-    int count;
-    struct ompi_datatype_t *dtype;
-    struct ompi_op_t *op;
-    int root; /* -1: allreduce */
-    struct ompi_communicator_t *comm;
-    int p, rank;
-    int in_place; /* MPI_IN_PLACE at this rank (reduce: only the root's counts) */
-} call_t;
+typedef mca_coll_rabred_call_t call_t;
 
 static int64_t type_size(struct ompi_datatype_t *dtype)
 {
@@ -256,10 +281,14 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
 /* A miss: choose, and build the plan unless the choice needs the arrival
  * offsets of each call (arrival-aware) or is the component below. */
 static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_call_key_t *key,
-                   rabred_prepared_t **out)
+                   rabred_prepared_t *own, rabred_prepared_t **out)
 {
     rabred_select_in_t in;
     rabred_prepared_t *e = rabred_prepared_claim(&m->prepared, key);
+    if (NULL == e) { /* every entry serves a nonblocking call in flight */
+        e = own;
+        rabred_prepared_claim_own(e, key);
+    }
     int rc = select_in(m, c, key, NULL, &in);
     if (OMPI_SUCCESS == rc && RABRED_OK != rabred_select(&in, &e->choice)) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
@@ -270,7 +299,7 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
         int brc = rabred_ready_plan_build(&e->run, alg, &args);
         rc = RABRED_OK == brc ? OMPI_SUCCESS : plan_error(brc);
     }
-    e->estimated = estimable(c, in.bytes);
+    e->estimated = estimable(c, in.bytes) && !c->nonblocking;
     if (OMPI_SUCCESS != rc) {
         e->used = 0; /* nothing half-prepared is ever found */
         return rc;
@@ -336,24 +365,23 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
     return OMPI_SUCCESS;
 }
 
-static void count_and_say(const call_t *c, const rabred_choice_t *choice)
+void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
-    k->calls[c->coll][NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
+    unsigned long long *calls = c->nonblocking ? k->icalls[c->coll] : k->calls[c->coll];
+    calls[NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
     if (OPAL_UNLIKELY(k->verbose >= 2 ||
                       (k->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why))) {
-        opal_output(k->output, "coll:rabred: %s p=%d bytes=%lld alg=%s why=%s (%s)",
-                    rabred_coll_name(c->coll), c->p,
+        opal_output(k->output, "coll:rabred: %s%s p=%d bytes=%lld alg=%s why=%s (%s)",
+                    c->nonblocking ? "i" : "", rabred_coll_name(c->coll), c->p,
                     (long long)c->count * (long long)type_size(c->dtype),
                     choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
                     choice->reason);
     }
 }
 
-/* After a failed execution a transfer the PML could not cancel may still
- * read or write the temporaries: leak them (and forget the scratch they
- * came from) rather than free or reuse memory it may touch. */
-static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_scratch_t scratch[3])
+void mca_coll_rabred_abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3],
+                                         mca_coll_rabred_scratch_t scratch[3])
 {
     for (int i = 0; i < 3; i++) {
         if (NULL != t[i].base && NULL == t[i].raw) { /* from the scratch */
@@ -364,28 +392,53 @@ static void abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_s
     }
 }
 
-/* Take the temporaries the plan names, run it, give them back.  `acc` is
- * the caller's result buffer when acc_given, which may be a null pointer:
- * Open MPI's MPI_BOTTOM, with a datatype of absolute addresses. */
-static int run_plan(mca_coll_rabred_module_t *m, const rabred_ready_plan_t *r, const call_t *c,
-                    char *input, char *acc, int acc_given, int tag)
+/* Allreduce: INPUT is the send buffer (the receive buffer in place), ACC
+ * the receive buffer.  Reduce: the root's receive buffer is ACC; elsewhere
+ * ACC is a temporary and the receive buffer is not ours.  The receive
+ * buffer may be a null pointer: Open MPI's MPI_BOTTOM, with a datatype of
+ * absolute addresses. */
+int mca_coll_rabred_take_buffers(const call_t *c, const rabred_ready_plan_t *r,
+                                 mca_coll_rabred_scratch_t scratch[3],
+                                 mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_bufs_t *bufs)
 {
-    mca_coll_rabred_tmpbuf_t t[3] = {{NULL, NULL, 0}, {NULL, NULL, 0}, {NULL, NULL, 0}};
     const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
-    mca_coll_rabred_bufs_t bufs = {{input, acc, NULL, NULL}, {0, 0, 0, 0}};
+    int at_root = RABRED_COLL_ALLREDUCE == c->coll || c->rank == c->root;
+    char *input = c->in_place ? (char *)c->rbuf : (char *)c->sbuf;
+    mca_coll_rabred_bufs_t given = {{input, at_root ? (char *)c->rbuf : NULL, NULL, NULL},
+                                    {0, 0, 0, 0}};
     int rc = OMPI_SUCCESS;
+    *bufs = given;
+    for (int i = 0; i < 3; i++) {
+        t[i].raw = t[i].base = NULL;
+        t[i].shift = 0;
+    }
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
-        int given = RABRED_BUF_ACC == which[i] && acc_given;
-        if (!given && r->plan.uses[which[i]]) {
-            rc = mca_coll_rabred_tmpbuf_alloc(&t[i], c->dtype, (size_t)c->count, &m->scratch[i]);
-            bufs.base[which[i]] = t[i].base;
-            bufs.shift[which[i]] = t[i].shift;
+        if (!(RABRED_BUF_ACC == which[i] && at_root) && r->plan.uses[which[i]]) {
+            rc = mca_coll_rabred_tmpbuf_alloc(&t[i], c->dtype, (size_t)c->count, &scratch[i]);
+            bufs->base[which[i]] = t[i].base;
+            bufs->shift[which[i]] = t[i].shift;
         }
     }
+    return rc;
+}
+
+int mca_coll_rabred_call_tag(const call_t *c)
+{
+    return RABRED_COLL_ALLREDUCE == c->coll ? MCA_COLL_BASE_TAG_ALLREDUCE
+                                            : MCA_COLL_BASE_TAG_REDUCE;
+}
+
+/* Take the temporaries the plan names, run it, give them back. */
+static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
+{
+    mca_coll_rabred_tmpbuf_t t[3];
+    mca_coll_rabred_bufs_t bufs;
+    int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
+        rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, mca_coll_rabred_call_tag(c),
+                                     c->comm);
         if (OMPI_SUCCESS != rc) {
-            abandon_temporaries(t, m->scratch);
+            mca_coll_rabred_abandon_temporaries(t, m->scratch);
         }
     }
     for (int i = 0; i < 3; i++) {
@@ -403,16 +456,16 @@ static int run_previous(const mca_coll_rabred_module_t *m, const call_t *c)
                                     c->comm, m->previous_reduce_module);
 }
 
-/* Run the chosen plan (or the component below).  Allreduce: INPUT is the
- * send buffer (the receive buffer in place), ACC the receive buffer.
- * Reduce: the root's receive buffer is ACC; elsewhere ACC is a temporary
- * and the receive buffer is not ours. */
-static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
+void mca_coll_rabred_count_disagreement(const call_t *c)
 {
-    int allreduce = RABRED_COLL_ALLREDUCE == c->coll, at_root = allreduce || c->rank == c->root;
-    char *input = c->in_place ? (char *)c->rbuf : (char *)c->sbuf;
-    return run_plan(m, r, c, input, at_root ? (char *)c->rbuf : NULL, at_root,
-                    allreduce ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE);
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    (c->nonblocking ? k->icalls : k->calls)[c->coll][0]++;
+    if (k->verbose >= 2) {
+        opal_output(k->output, "coll:rabred: %s%s p=%d bytes=%lld alg=previous why=disagreement "
+                    "(the ranks' rabred settings differ)", c->nonblocking ? "i" : "",
+                    rabred_coll_name(c->coll), c->p,
+                    (long long)c->count * (long long)type_size(c->dtype));
+    }
 }
 
 /* 1 when the ranks of comm decide alike, 0 when they do not (the call
@@ -420,26 +473,19 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
  * error of the first call's check.  After the check, one compare. */
 static int settings_agree(mca_coll_rabred_module_t *m, const call_t *c)
 {
-    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    while (m->setup_busy) { /* a nonblocking call runs the set-up: every rank made it */
+        opal_progress();
+    }
     if (RABRED_SETTINGS_UNCHECKED == m->agreement) {
-        int rc = mca_coll_rabred_agree(m, c->comm);
-        if (OMPI_SUCCESS == rc && RABRED_SETTINGS_AGREE == m->agreement) {
-            rc = mca_coll_rabred_node_map(m, c->comm); /* one more exchange, once */
-        }
+        int rc = mca_coll_rabred_settings_check(m, c->comm);
         if (OMPI_SUCCESS != rc) {
-            m->agreement = RABRED_SETTINGS_UNCHECKED; /* the next call tries again */
             return rc;
         }
     }
     if (RABRED_SETTINGS_AGREE == m->agreement) {
         return 1;
     }
-    k->calls[c->coll][0]++;
-    if (k->verbose >= 2) {
-        opal_output(k->output, "coll:rabred: %s p=%d bytes=%lld alg=previous why=disagreement "
-                    "(the ranks' rabred settings differ)", rabred_coll_name(c->coll), c->p,
-                    (long long)c->count * (long long)type_size(c->dtype));
-    }
+    mca_coll_rabred_count_disagreement(c);
     return 0;
 }
 
@@ -454,7 +500,7 @@ static int serve_estimated(mca_coll_rabred_module_t *m, const call_t *c, rabred_
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    count_and_say(c, &choice);
+    mca_coll_rabred_count_call(c, &choice);
     if (NULL == choice.alg) {
         /* the component below serves it: no gap exchange after it, so that
          * its time carries none of rabred's overhead (alike on every rank) */
@@ -485,7 +531,7 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
     rabred_call_key_t key = call_key(m, c);
     rabred_prepared_t *e = rabred_prepared_find(&m->prepared, &key);
     if (NULL == e) {
-        int rc = prepare(m, c, &key, &e);
+        int rc = prepare(m, c, &key, &m->spare, &e);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -499,7 +545,7 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
             return serve_estimated(m, c, e);
         }
     }
-    count_and_say(c, &e->choice);
+    mca_coll_rabred_count_call(c, &e->choice);
     if (NULL == e->choice.alg) {
         return run_previous(m, c);
     }
@@ -511,10 +557,34 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
     return 0 == c->count ? OMPI_SUCCESS : run(m, c, &e->run);
 }
 
+int mca_coll_rabred_prepared_for(mca_coll_rabred_module_t *m, const call_t *c,
+                                 rabred_prepared_t *own, rabred_prepared_t **out)
+{
+    rabred_call_key_t key = call_key(m, c);
+    rabred_prepared_t *e = rabred_prepared_find(&m->prepared, &key);
+    if (NULL == e) {
+        int rc = prepare(m, c, &key, own, &e);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    mca_coll_rabred_count_call(c, &e->choice);
+    *out = e;
+    return OMPI_SUCCESS;
+}
+
+int mca_coll_rabred_build_for(const mca_coll_rabred_module_t *m, const call_t *c,
+                              const rabred_prepared_t *e, rabred_ready_plan_t *r)
+{
+    rabred_plan_args_t args = plan_args(m, c, &e->key, &e->choice, NULL);
+    int rc = rabred_ready_plan_build(r, e->choice.alg, &args);
+    return RABRED_OK == rc ? OMPI_SUCCESS : plan_error(rc);
+}
+
 /* What the application sees: out of memory as MPI_ERR_NO_MEM (an MPI
  * error class passes through Open MPI's error handling unchanged, where
  * OMPI_ERR_OUT_OF_RESOURCE would reach it as MPI_ERR_INTERN). */
-static int user_error(int rc)
+int mca_coll_rabred_user_error(int rc)
 {
     return OMPI_ERR_OUT_OF_RESOURCE == rc || OMPI_ERR_TEMP_OUT_OF_RESOURCE == rc ? MPI_ERR_NO_MEM
                                                                                  : rc;
@@ -525,8 +595,8 @@ int mca_coll_rabred_allreduce(const void *sbuf, void *rbuf, int count,
                               struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     call_t c = {RABRED_COLL_ALLREDUCE, sbuf, rbuf, count, dtype, op, -1, comm,
-                ompi_comm_size(comm), ompi_comm_rank(comm), MPI_IN_PLACE == sbuf};
-    return user_error(serve((mca_coll_rabred_module_t *)module, &c));
+                ompi_comm_size(comm), ompi_comm_rank(comm), MPI_IN_PLACE == sbuf, 0};
+    return mca_coll_rabred_user_error(serve((mca_coll_rabred_module_t *)module, &c));
 }
 
 int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -536,6 +606,6 @@ int mca_coll_rabred_reduce(const void *sbuf, void *rbuf, int count, struct ompi_
     int rank = ompi_comm_rank(comm);
     /* MPI_IN_PLACE is only meaningful at the root */
     call_t c = {RABRED_COLL_REDUCE, sbuf, rbuf, count, dtype, op, root, comm,
-                ompi_comm_size(comm), rank, rank == root && MPI_IN_PLACE == sbuf};
-    return user_error(serve((mca_coll_rabred_module_t *)module, &c));
+                ompi_comm_size(comm), rank, rank == root && MPI_IN_PLACE == sbuf, 0};
+    return mca_coll_rabred_user_error(serve((mca_coll_rabred_module_t *)module, &c));
 }

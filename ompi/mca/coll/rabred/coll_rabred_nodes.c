@@ -8,8 +8,8 @@
  * rank's node (OPAL_PROC_ON_LOCAL_NODE, what its shared-memory transport
  * uses).  Each rank names its node by the lowest rank of the communicator
  * on it, and one allreduce (MAX of a p-vector where each rank fills its
- * own slot, lg p rounds through rabred's executor) gives every rank the
- * same map.  The exchange matters: host names are no substitute, since a
+ * own slot; part of the communicator's set-up exchange,
+ * coll_rabred_setup.c) gives every rank the same map.  The exchange matters: host names are no substitute, since a
  * process's own name and the name its peers see for it can differ (the
  * emulated cluster: the host's name against its hostfile address), and
  * ranks that build plans from different maps exchange mismatched blocks.
@@ -48,21 +48,27 @@ static int32_t my_node_label(struct ompi_communicator_t *comm)
     return me;
 }
 
-/* Every rank's label, the same on every rank: one exchange. */
-static int from_runtime(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
-                        int32_t *node_of, int32_t *scratch, int *nnodes)
+int mca_coll_rabred_node_labels_needed(struct ompi_communicator_t *comm)
+{
+    return ompi_group_have_remote_peers(comm->c_local_group);
+}
+
+void mca_coll_rabred_node_labels_fill(struct ompi_communicator_t *comm, uint64_t *labels)
+{
+    memset(labels, 0, (size_t)ompi_comm_size(comm) * sizeof(uint64_t));
+    labels[ompi_comm_rank(comm)] = (uint64_t)my_node_label(comm);
+}
+
+/* Every rank's label from the exchanged vector (NULL: no rank has a peer
+ * off its node, one node). */
+static void from_runtime(struct ompi_communicator_t *comm, const uint64_t *labels,
+                         int32_t *node_of, int *nnodes)
 {
     int p = ompi_comm_size(comm);
-    if (!ompi_group_have_remote_peers(comm->c_local_group)) {
-        memset(node_of, 0, (size_t)p * sizeof(int32_t));
-        *nnodes = 1;
-        return OMPI_SUCCESS;
+    for (int r = 0; r < p; r++) {
+        node_of[r] = NULL != labels ? (int32_t)labels[r] : 0;
     }
-    memset(node_of, 0, (size_t)p * sizeof(int32_t));
-    node_of[ompi_comm_rank(comm)] = my_node_label(comm);
-    int rc = mca_coll_rabred_allreduce_max(m, node_of, scratch, p, &ompi_mpi_int32_t.dt, comm);
-    *nnodes = p; /* labels are ranks: relabelled below */
-    return rc;
+    *nnodes = NULL != labels ? p : 1; /* labels are ranks: relabelled below */
 }
 
 /* Relabel nodes by lowest rank (what rabred_nodes_parse gives too), so
@@ -106,10 +112,11 @@ static void say_map(const mca_coll_rabred_module_t *m, struct ompi_communicator_
                         source);
 }
 
-int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm)
+int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
+                             const uint64_t *labels)
 {
     const char *spec = mca_coll_rabred_component.node_map;
-    int p = ompi_comm_size(comm), given = 0, rc = OMPI_SUCCESS;
+    int p = ompi_comm_size(comm), given = 0;
     free(m->node_of);
     m->node_of = malloc((size_t)p * sizeof(int32_t));
     int32_t *scratch = malloc((size_t)p * sizeof(int32_t));
@@ -128,23 +135,15 @@ int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicat
         }
     }
     if (!given) {
-        rc = from_runtime(m, comm, m->node_of, scratch, &m->nodes.nnodes);
-        if (OMPI_SUCCESS == rc) {
-            by_lowest_rank(m->node_of, p, m->nodes.nnodes, scratch);
-            m->nodes.nnodes = 0;
-            for (int r = 0; r < p; r++) {
-                m->nodes.nnodes = m->node_of[r] + 1 > m->nodes.nnodes ? m->node_of[r] + 1
-                                                                      : m->nodes.nnodes;
-            }
+        from_runtime(comm, labels, m->node_of, &m->nodes.nnodes);
+        by_lowest_rank(m->node_of, p, m->nodes.nnodes, scratch);
+        m->nodes.nnodes = 0;
+        for (int r = 0; r < p; r++) {
+            m->nodes.nnodes = m->node_of[r] + 1 > m->nodes.nnodes ? m->node_of[r] + 1
+                                                                  : m->nodes.nnodes;
         }
     }
     free(scratch);
-    if (OMPI_SUCCESS != rc) {
-        free(m->node_of);
-        m->node_of = NULL;
-        m->nodes.nnodes = 0;
-        return rc;
-    }
     m->nodes.node_of = m->node_of;
     say_map(m, comm, given ? "coll_rabred_node_map" : "the runtime's locality", given ? 1 : 2);
     return OMPI_SUCCESS;

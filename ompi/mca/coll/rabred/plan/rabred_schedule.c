@@ -90,13 +90,25 @@ static int32_t receives(const rabred_plan_t *plan, int r)
     return n;
 }
 
-int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx)
+/* The walk from the cursor; blocking: ops->wait, else ops->test, and a
+ * step not yet complete leaves the cursor on it. */
+static int walk_from(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx,
+                     rabred_schedule_cursor_t *c, int blocking, int *done)
 {
-    int rc = 0 < s->nsteps ? ops->post(ctx, &s->steps[0], 0, s->steps[0].post_count, 0) : 0;
-    for (int k = 0; k < s->nsteps && 0 == rc; k++) {
-        const rabred_step_t *st = &s->steps[k], *next = k + 1 < s->nsteps ? st + 1 : NULL;
-        int cur = k & 1, nxt = cur ^ 1;
-        rc = ops->wait(ctx, cur);
+    int rc = 0;
+    *done = 0;
+    if (!c->started) {
+        c->started = 1;
+        rc = 0 < s->nsteps ? ops->post(ctx, &s->steps[0], 0, s->steps[0].post_count, 0) : 0;
+    }
+    for (; c->step < s->nsteps && 0 == rc; c->step++) {
+        const rabred_step_t *st = &s->steps[c->step];
+        const rabred_step_t *next = c->step + 1 < s->nsteps ? st + 1 : NULL;
+        int cur = c->step & 1, nxt = cur ^ 1, complete = 1;
+        rc = blocking ? ops->wait(ctx, cur) : ops->test(ctx, cur, &complete);
+        if (0 == rc && !complete) {
+            return 0; /* resumed here */
+        }
         if (0 == rc && NULL != next && st->early > 0) {
             rc = ops->post(ctx, next, 0, st->early, nxt);
         }
@@ -107,7 +119,21 @@ int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t
             rc = ops->post(ctx, next, st->early, next->post_count, nxt);
         }
     }
+    *done = 0 == rc;
     return rc;
+}
+
+int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx)
+{
+    rabred_schedule_cursor_t c = {0, 0};
+    int done;
+    return walk_from(s, ops, ctx, &c, 1, &done);
+}
+
+int rabred_schedule_resume(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx,
+                           rabred_schedule_cursor_t *cursor, int *done)
+{
+    return walk_from(s, ops, ctx, cursor, 0, done);
 }
 
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s)

@@ -53,17 +53,21 @@ void rabred_schedule_free(rabred_schedule_t *s);
  * (MPI_IN_PLACE).  RABRED_OK or RABRED_ERR_NOMEM (s then holds no steps). */
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s);
 
-/* What a blocking runner does to the transport, so that every runner (the
- * executor on Open MPI's PML, the MPI-level runner under any MPI) posts,
- * waits and reduces in one order, the one written here.  Each returns 0
- * or the runner's own error code, which stops the walk and is returned.
- * `slot` (0 or 1) names the set of requests a step's posts go into: step
- * k waits in slot k & 1 while step k+1 is posted into the other. */
+/* What a runner does to the transport, so that every runner (the
+ * executor on Open MPI's PML, blocking or nonblocking, the MPI-level runner
+ * under any MPI) posts, waits and reduces in one order, the one written
+ * here.  Each returns 0 or the runner's own error code, which stops the
+ * walk and is returned.  `slot` (0 or 1) names the set of requests a
+ * step's posts go into: step k waits in slot k & 1 while step k+1 is
+ * posted into the other. */
 typedef struct {
     /* post posts [from, to) of step st (receives first) into slot */
     int (*post)(void *ctx, const rabred_step_t *st, int from, int to, int slot);
     int (*wait)(void *ctx, int slot);  /* wait for all of a slot's requests */
     int (*locals)(void *ctx, int round); /* run a round's local steps */
+    /* nonblocking runners: *done 1 when all of a slot's requests are
+     * complete, 0 when some are still in flight; never waits */
+    int (*test)(void *ctx, int slot, int *done);
 } rabred_schedule_ops_t;
 
 /* Runs the schedule: step k's posts, then for each step wait for it, post
@@ -71,5 +75,19 @@ typedef struct {
  * post the rest of step k+1.  Returns 0 or the first error; the requests
  * still posted on error are the caller's to release. */
 int rabred_schedule_walk(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx);
+
+/* Where a nonblocking walk stopped: the step whose requests it waits for. */
+typedef struct {
+    int32_t step;
+    int32_t started; /* step 0 posted */
+} rabred_schedule_cursor_t;
+
+/* The same walk, in pieces: from the cursor, as far as it gets without
+ * waiting (ops->test says a step's requests are not all complete), in the
+ * same order as rabred_schedule_walk.  *done 1 when the whole schedule ran.
+ * A zeroed cursor starts at the beginning (posting step 0).  Returns 0 or
+ * the first error. */
+int rabred_schedule_resume(const rabred_schedule_t *s, const rabred_schedule_ops_t *ops, void *ctx,
+                           rabred_schedule_cursor_t *cursor, int *done);
 
 #endif /* RABRED_SCHEDULE_H */

@@ -72,23 +72,47 @@ static void empty(rabred_prepared_t *e)
 rabred_prepared_t *rabred_prepared_claim(rabred_prepared_cache_t *cache,
                                          const rabred_call_key_t *key)
 {
-    int victim = 0;
+    int victim = -1;
     for (int i = 0; i < cache->cap; i++) {
-        if (!cache->entries[i].used) {
+        const rabred_prepared_t *e = &cache->entries[i];
+        if (!e->used) {
             victim = i;
             break;
         }
-        if (cache->entries[i].last_use < cache->entries[victim].last_use) {
+        if (0 == e->in_flight &&
+            (victim < 0 || e->last_use < cache->entries[victim].last_use)) {
             victim = i;
         }
     }
+    if (victim < 0) {
+        return NULL;
+    }
     rabred_prepared_t *e = &cache->entries[victim];
-    empty(e);
-    e->key = *key;
-    e->used = 1;
+    rabred_prepared_claim_own(e, key);
     e->last_use = ++cache->clock;
     cache->last = victim;
     return e;
+}
+
+void rabred_prepared_claim_own(rabred_prepared_t *e, const rabred_call_key_t *key)
+{
+    empty(e);
+    e->key = *key;
+    e->used = 1;
+}
+
+void rabred_prepared_init(rabred_prepared_t *e)
+{
+    memset(e, 0, sizeof(*e));
+    rabred_plan_init(&e->run.plan);
+    rabred_plan_init(&e->arrival.plan);
+}
+
+void rabred_prepared_fini(rabred_prepared_t *e)
+{
+    rabred_ready_plan_free(&e->run);
+    rabred_ready_plan_free(&e->arrival);
+    e->used = 0;
 }
 
 void rabred_prepared_clear(rabred_prepared_cache_t *cache)

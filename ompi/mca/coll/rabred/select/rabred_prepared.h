@@ -67,6 +67,11 @@ typedef struct {
     rabred_arrival_pick_t pick;  /* the estimate's last pick and when (rabred_select_arrival_t) */
     int pick_at_calls;
     int pick_epoch;
+    /* nonblocking calls running `run` now: such an entry is never claimed
+     * for another key (its plan must outlive them).  Raised by the call,
+     * lowered when its request completes, maybe in another thread: a
+     * stale read only ever sees it still raised. */
+    volatile int32_t in_flight;
 } rabred_prepared_t;
 
 typedef struct {
@@ -102,10 +107,18 @@ static inline rabred_prepared_t *rabred_prepared_find(rabred_prepared_cache_t *c
     return rabred_prepared_lookup(cache, key);
 }
 
-/* An entry for `key`: an empty one, or the least recently used, emptied
- * (its plans keep their storage for the next build). */
+/* An entry for `key`: an empty one, or the least recently used of those
+ * no nonblocking call runs, emptied (its plans keep their storage for the
+ * next build); NULL when every entry is in flight. */
 rabred_prepared_t *rabred_prepared_claim(rabred_prepared_cache_t *cache,
                                          const rabred_call_key_t *key);
+
+/* The same for an entry outside any cache (a caller's own). */
+void rabred_prepared_claim_own(rabred_prepared_t *e, const rabred_call_key_t *key);
+
+/* An entry outside any cache: made empty, and its storage released. */
+void rabred_prepared_init(rabred_prepared_t *e);
+void rabred_prepared_fini(rabred_prepared_t *e);
 
 /* Forget every prepared call (the plans keep their storage). */
 void rabred_prepared_clear(rabred_prepared_cache_t *cache);
