@@ -160,6 +160,24 @@ fi
 for np in $np_list; do
     run_mpi "correctness-np$np" "$np" "$correctness"
 done
+# Nonblocking (and, on Open MPI 5, persistent) calls: every algorithm bit
+# for bit against its blocking form, several in flight on several
+# communicators, mixed with blocking calls, MPI_Request_free, a hammer.
+nonblocking=test/mpi/test_mpi_nonblocking
+for np in 1 2 3 5 8; do
+    run_mpi "nonblocking-np$np" "$np" "$nonblocking" --quick
+done
+run_mpi nonblocking-full-np4 4 "$nonblocking" --hammer 5000
+run_mpi nonblocking-nodes-np6 6 "$nonblocking" --quick --mca coll_rabred_node_map block:2
+# Each nonblocking call's line names its collective at verbose 2.
+run_mpi nonblocking-verbose-np3 3 "$nonblocking" --quick --hammer 0 \
+    --mca coll_rabred_verbose 2
+if grep -q "coll:rabred: iallreduce p=3 " "$logs/nonblocking-verbose-np3.log" &&
+   grep -q "coll:rabred: ireduce p=3 " "$logs/nonblocking-verbose-np3.log"; then
+    pass nonblocking-verbose-names
+else
+    fail nonblocking-verbose-names "$logs/nonblocking-verbose-np3.log"
+fi
 if full; then
 for np in 2 5; do
     run_mpi "int8-wrap-np$np" "$np" "$correctness" --mca op ^avx --quick --int8-wrap

@@ -65,8 +65,11 @@
 
 enum { STAGE_SETUP_WAIT, STAGE_SETUP, STAGE_RUN, STAGE_INNER, STAGE_DONE };
 
+/* An ompi_coll_base_nbc_request_t: Open MPI's MPI_Iallreduce and
+ * MPI_Ireduce bindings take the returned request for one and keep the op
+ * and datatype in it (ompi_coll_base_retain_op). */
 typedef struct {
-    ompi_request_t super;
+    ompi_coll_base_nbc_request_t super;
     mca_coll_rabred_module_t *module;
     mca_coll_rabred_call_t call;
     int stage;
@@ -95,10 +98,10 @@ static int request_start(size_t count, ompi_request_t **requests);
 
 static void request_construct(rabred_nbc_request_t *r)
 {
-    r->super.req_type = OMPI_REQUEST_COLL;
-    r->super.req_free = request_free;
-    r->super.req_cancel = request_cancel;
-    r->super.req_start = request_start;
+    r->super.super.req_type = OMPI_REQUEST_COLL;
+    r->super.super.req_free = request_free;
+    r->super.super.req_cancel = request_cancel;
+    r->super.super.req_start = request_start;
     r->module = NULL;
     r->entry = NULL;
     rabred_prepared_init(&r->own);
@@ -125,7 +128,7 @@ static void request_destruct(rabred_nbc_request_t *r)
     }
 }
 
-static OBJ_CLASS_INSTANCE(rabred_nbc_request_t, ompi_request_t, request_construct,
+static OBJ_CLASS_INSTANCE(rabred_nbc_request_t, ompi_coll_base_nbc_request_t, request_construct,
                           request_destruct);
 
 /* ---- pins and references ------------------------------------------------ */
@@ -168,7 +171,7 @@ static void release_objects(rabred_nbc_request_t *r)
 static void release_request(rabred_nbc_request_t *r)
 {
     release_objects(r);
-    OMPI_REQUEST_FINI(&r->super);
+    OMPI_REQUEST_FINI(&r->super.super);
     OBJ_RELEASE(r);
 }
 
@@ -202,10 +205,21 @@ static int start_inner(rabred_nbc_request_t *r)
         return MPI_ERR_UNSUPPORTED_OPERATION;
     }
     r->stage = STAGE_INNER;
-    return allreduce ? m->previous_iallreduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op,
-                                              c->comm, &r->inner, m->previous_iallreduce_module)
-                     : m->previous_ireduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, c->root,
-                                           c->comm, &r->inner, m->previous_ireduce_module);
+    /* The component below takes its tag from the communicator's counter
+     * when it starts.  A call whose choice waited for the set-up starts it
+     * from the progress engine, after other calls took tags, and not at
+     * the same point on every rank: it would take a tag its peers gave
+     * another call.  So it is given the one this call reserved when it
+     * was made (one tag: what libnbc takes per call). */
+    int32_t counter = c->comm->c_nbc_tag;
+    c->comm->c_nbc_tag = r->tag;
+    int rc = allreduce
+                 ? m->previous_iallreduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, c->comm,
+                                          &r->inner, m->previous_iallreduce_module)
+                 : m->previous_ireduce(c->sbuf, c->rbuf, c->count, c->dtype, c->op, c->root,
+                                       c->comm, &r->inner, m->previous_ireduce_module);
+    c->comm->c_nbc_tag = counter;
+    return rc;
 }
 
 /* The plan this call runs (ready), or the component below (ready NULL,
@@ -385,12 +399,11 @@ static void finish_start(rabred_nbc_request_t *r)
 static void complete(rabred_nbc_request_t *r)
 {
     finish_start(r);
+    r->super.super.req_status.MPI_ERROR = mca_coll_rabred_user_error(r->rc);
+    ompi_request_complete(&r->super.super, true); /* also runs the binding's callback */
     if (r->freed) {
         release_request(r);
-        return;
     }
-    r->super.req_status.MPI_ERROR = mca_coll_rabred_user_error(r->rc);
-    ompi_request_complete(&r->super, true);
 }
 
 int mca_coll_rabred_progress(void)
@@ -403,7 +416,7 @@ int mca_coll_rabred_progress(void)
     }
     OPAL_LIST_FOREACH_SAFE (r, next, &k->active, rabred_nbc_request_t) {
         if (advance(r)) {
-            opal_list_remove_item(&k->active, &r->super.super.super);
+            opal_list_remove_item(&k->active, &r->super.super.super.super);
             r->listed = 0;
             complete(r);
             completed++;
@@ -423,10 +436,10 @@ static void start(rabred_nbc_request_t *r)
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     mca_coll_rabred_module_t *m = r->module;
     r->rc = OMPI_SUCCESS;
-    r->super.req_status.MPI_ERROR = OMPI_SUCCESS;
-    r->super.req_status._cancelled = 0;
-    r->super.req_complete = REQUEST_PENDING;
-    r->super.req_state = OMPI_REQUEST_ACTIVE;
+    r->super.super.req_status.MPI_ERROR = OMPI_SUCCESS;
+    r->super.super.req_status._cancelled = 0;
+    r->super.super.req_complete = REQUEST_PENDING;
+    r->super.super.req_state = OMPI_REQUEST_ACTIVE;
     r->tag = ompi_coll_base_nbc_reserve_tags(r->call.comm, 1);
     int rc = OMPI_SUCCESS;
     if (r->chosen) {
@@ -453,7 +466,7 @@ static void start(rabred_nbc_request_t *r)
     }
     opal_atomic_lock(&k->progress_lock);
     r->listed = 1;
-    opal_list_append(&k->active, &r->super.super.super);
+    opal_list_append(&k->active, &r->super.super.super.super);
     opal_atomic_unlock(&k->progress_lock);
 }
 
@@ -461,7 +474,7 @@ static int request_start(size_t count, ompi_request_t **requests)
 {
     for (size_t i = 0; i < count; i++) {
         rabred_nbc_request_t *r = (rabred_nbc_request_t *)requests[i];
-        if (NULL == r || OMPI_REQUEST_ACTIVE == r->super.req_state) {
+        if (NULL == r || OMPI_REQUEST_ACTIVE == r->super.super.req_state) {
             return MPI_ERR_REQUEST;
         }
         start(r);
@@ -509,8 +522,8 @@ static int new_request(const mca_coll_rabred_call_t *c, mca_coll_base_module_t *
     if (NULL == r) {
         return MPI_ERR_NO_MEM;
     }
-    OMPI_REQUEST_INIT(&r->super, persistent);
-    r->super.req_mpi_object.comm = c->comm;
+    OMPI_REQUEST_INIT(&r->super.super, persistent);
+    r->super.super.req_mpi_object.comm = c->comm;
     r->module = (mca_coll_rabred_module_t *)module;
     r->call = *c;
     r->persistent = persistent;
@@ -527,7 +540,7 @@ static int issue(const mca_coll_rabred_call_t *c, mca_coll_base_module_t *module
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    *request = &r->super;
+    *request = &r->super.super;
     start(r);
     return OMPI_SUCCESS;
 }
@@ -580,7 +593,7 @@ static int persistent(const mca_coll_rabred_call_t *c, mca_coll_base_module_t *m
     int rc = new_request(c, module, 1, &r);
     if (OMPI_SUCCESS == rc) {
         r->stage = STAGE_DONE;
-        *request = &r->super;
+        *request = &r->super.super;
     }
     return rc;
 }
