@@ -299,7 +299,7 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
         int brc = rabred_ready_plan_build(&e->run, alg, &args);
         rc = RABRED_OK == brc ? OMPI_SUCCESS : plan_error(brc);
     }
-    e->estimated = estimable(c, in.bytes) && !c->nonblocking;
+    e->estimated = estimable(c, in.bytes); /* blocking calls only: nonblocking ones skip it */
     if (OMPI_SUCCESS != rc) {
         e->used = 0; /* nothing half-prepared is ever found */
         return rc;

@@ -460,11 +460,11 @@ static void start(rabred_nbc_request_t *r)
         complete(r);
         return;
     }
+    opal_atomic_lock(&k->progress_lock);
     if (!k->progress_registered) { /* once; unregistered at component close */
         k->progress_registered = 1;
         opal_progress_register(mca_coll_rabred_progress);
     }
-    opal_atomic_lock(&k->progress_lock);
     r->listed = 1;
     opal_list_append(&k->active, &r->super.super.super.super);
     opal_atomic_unlock(&k->progress_lock);
