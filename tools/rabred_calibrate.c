@@ -101,10 +101,12 @@ typedef struct {
                                * the rank's own; to copy over it, over the rank's own */
 } link_t;
 
-enum { PINGPONG, EXCHANGE };
+enum { PINGPONG, EXCHANGE, EXCHANGE_SENDS_FIRST };
 
 /* Seconds per operation of `iters` back-to-back operations, on each rank
- * of the pair: half a ping-pong, or an MPI_Sendrecv with the same peer.
+ * of the pair: half a ping-pong, an MPI_Sendrecv with the same peer (its
+ * receive is posted first), or the same exchange posted send-first (what
+ * rabred's executor does from sends_first_bytes).
  * Each sender writes what it sends just before, as a collective sends
  * what it has just reduced or copied: over shared memory a reader then
  * fetches the lines from the writer's cache, 2-3x slower than re-reading
@@ -122,6 +124,11 @@ static double run_ops(const link_t *l, int kind, char *buf, char *buf2, int byte
         if (EXCHANGE == kind) {
             MPI_Sendrecv(buf, bytes, MPI_BYTE, peer, TAG, buf2, bytes, MPI_BYTE, peer, TAG,
                          l->pair, MPI_STATUS_IGNORE);
+        } else if (EXCHANGE_SENDS_FIRST == kind) {
+            MPI_Request q[2];
+            MPI_Isend(buf, bytes, MPI_BYTE, peer, TAG, l->pair, &q[0]);
+            MPI_Irecv(buf2, bytes, MPI_BYTE, peer, TAG, l->pair, &q[1]);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
         } else if (0 == me) {
             MPI_Send(buf, bytes, MPI_BYTE, peer, TAG, l->pair);
             MPI_Recv(buf2, bytes, MPI_BYTE, peer, TAG, l->pair, MPI_STATUS_IGNORE);
@@ -185,18 +192,19 @@ static stat_t measure_in_step(const link_t *l, char *buf, char *buf2, int bytes)
     return stats(x, SAMPLES);
 }
 
-/* One size on the pair: {one-way, exchange, back-to-back exchange}
- * seconds and the worst spread.  Back to back, as an algorithm's later
+/* One size on the pair: {one-way, exchange, back-to-back exchange, the
+ * same posted send-first} seconds and the worst spread.  Back to back, as an algorithm's later
  * rounds follow each other, some transports are slower than for one
  * exchange started in step (over Open MPI's TCP BTL above the eager limit
  * 2-3x: one direction's handshake queues behind the other's data); the
  * exchange is the faster of the two (a lone one's time includes the
  * barrier's exit skew, which only the smallest messages notice). */
-static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, double t[3],
+static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, double t[4],
                          double *spread)
 {
     stat_t one = measure_batches(l, PINGPONG, buf, buf2, bytes, 2e-3);
     stat_t batch = measure_batches(l, EXCHANGE, buf, buf2, bytes, 2e-3);
+    stat_t sends_first = measure_batches(l, EXCHANGE_SENDS_FIRST, buf, buf2, bytes, 2e-3);
     stat_t step = measure_in_step(l, buf, buf2, bytes);
     double w = write_time(buf2, bytes);
     batch.median = fmax(batch.median - w, 1e-9);
@@ -204,6 +212,7 @@ static void measure_size(const link_t *l, char *buf, char *buf2, int bytes, doub
     t[0] = fmax(one.median - w / 2, 1e-9);
     t[1] = ex.median;
     t[2] = batch.median;
+    t[3] = fmax(sends_first.median - w, 1e-9);
     *spread = fmax(one.spread, ex.spread);
 }
 
@@ -292,7 +301,7 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
         (void)run_ops(l, EXCHANGE, buf, buf2, max_bytes, 1); /* connection, registration */
     }
     for (int bytes = 8; bytes <= max_bytes && l->m.n < RABRED_CAL_MAX_SIZES; bytes *= 2) {
-        double t[3] = {0, 0, 0}, spread = 0;
+        double t[4] = {0, 0, 0, 0}, spread = 0;
         char what[64];
         snprintf(what, sizeof(what), "%s-node: %d bytes", l->name, bytes);
         progress(what);
@@ -300,12 +309,13 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
             measure_size(l, buf, buf2, bytes, t, &spread);
         }
         quiet_barrier();
-        MPI_Bcast(t, 3, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+        MPI_Bcast(t, 4, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
         MPI_Bcast(&spread, 1, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
         l->m.bytes[l->m.n] = bytes;
         l->m.oneway[l->m.n] = t[0];
         l->m.exchange[l->m.n] = t[1];
-        l->m.repeated[l->m.n++] = t[2];
+        l->m.repeated[l->m.n] = t[2];
+        l->m.repeated_sf[l->m.n++] = t[3];
         l->spread = fmax(l->spread, spread);
         g_progress_done += 1;
         if (t[0] > 0.05) {
@@ -457,6 +467,7 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_oneway_alpha = %.4g\n", l->name, u->oneway_alpha);
     fprintf(f, "coll_rabred_%s_oneway_beta = %.4g\n", l->name, u->oneway_beta);
     fprintf(f, "coll_rabred_%s_eager_bytes = %.0f\n", l->name, u->eager_bytes);
+    fprintf(f, "coll_rabred_%s_sends_first_bytes = %.0f\n", l->name, u->sends_first_bytes);
     fprintf(f, "coll_rabred_%s_rndv_us = %.4g\n", l->name, u->rndv_us);
     fprintf(f, "coll_rabred_%s_rndv_oneway_us = %.4g\n", l->name, u->rndv_oneway_us);
     fprintf(f, "coll_rabred_%s_eager_mbs = %.6g\n", l->name, u->eager_mbs);
@@ -540,8 +551,10 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->invalidate_mbs, l->inv_bytes, 1e6 * l->inv_t[0], 1e6 * l->inv_t[1]);
     fprintf(f, "| `coll_rabred_%s_overwrite_mbs` | %.4g MB/s | | copying over %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
             l->name, u->overwrite_mbs, l->inv_bytes, 1e6 * l->inv_t[2], 1e6 * l->inv_t[3]);
-    fprintf(f, "| `coll_rabred_%s_repeat` | %.3g | | back-to-back exchanges over one in step, largest sizes |\n",
+    fprintf(f, "| `coll_rabred_%s_repeat` | %.3g | | back-to-back exchanges over one in step, largest sizes, in the executor's order |\n",
             l->name, u->repeat);
+    fprintf(f, "| `coll_rabred_%s_sends_first_bytes` | %.0f | | from this size on, back-to-back exchanges posted send-first take under 0.9x receive-first ones (0: never) |\n",
+            l->name, u->sends_first_bytes);
 }
 
 static int write_summary(const char *path, const result_t *r)
@@ -586,12 +599,13 @@ static int write_summary(const char *path, const result_t *r)
         if (l->a < 0) {
             continue;
         }
-        fprintf(f, "\n%s-node, ranks %d and %d:\n\n| bytes | one-way | exchange | back to back |\n"
-                   "|---:|---:|---:|---:|\n",
+        fprintf(f, "\n%s-node, ranks %d and %d:\n\n| bytes | one-way | exchange | back to back "
+                   "| back to back, send first |\n|---:|---:|---:|---:|---:|\n",
                 l->name, l->a, l->b);
         for (int i = 0; i < l->m.n; i++) {
-            fprintf(f, "| %.0f | %.3f | %.3f | %.3f |\n", l->m.bytes[i], 1e6 * l->m.oneway[i],
-                    1e6 * l->m.exchange[i], 1e6 * l->m.repeated[i]);
+            fprintf(f, "| %.0f | %.3f | %.3f | %.3f | %.3f |\n", l->m.bytes[i],
+                    1e6 * l->m.oneway[i], 1e6 * l->m.exchange[i], 1e6 * l->m.repeated[i],
+                    1e6 * l->m.repeated_sf[i]);
         }
     }
     return fclose(f);

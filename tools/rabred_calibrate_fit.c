@@ -3,6 +3,8 @@
  */
 #include "rabred_calibrate_fit.h"
 
+#include <math.h>
+
 static int usable(const rabred_cal_link_t *m)
 {
     if (m->n < 3 || m->n > RABRED_CAL_MAX_SIZES) {
@@ -120,11 +122,43 @@ static double repeat_factor(const rabred_cal_link_t *m)
     return median > 1.1 ? median : 1;
 }
 
-int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out)
+/* The smallest size from which every back-to-back exchange posted
+ * send-first beats the receive-first one by 10 % (0: none). */
+static double sends_first_from(const rabred_cal_link_t *m)
 {
-    if (!usable(m)) {
+    double from = 0;
+    for (int i = m->n - 1; i >= 0; i--) {
+        if (!(m->repeated_sf[i] > 0 && m->repeated[i] > 0 &&
+              m->repeated_sf[i] < 0.9 * m->repeated[i])) {
+            break;
+        }
+        from = m->bytes[i];
+    }
+    return from;
+}
+
+/* The measurements as rabred's executor meets them: from sends_first_bytes
+ * on, back-to-back exchanges posted send-first. */
+static rabred_cal_link_t in_executor_order(const rabred_cal_link_t *m, double sends_first_bytes)
+{
+    rabred_cal_link_t e = *m;
+    for (int i = 0; sends_first_bytes > 0 && i < m->n; i++) {
+        if (m->bytes[i] >= sends_first_bytes) {
+            e.repeated[i] = m->repeated_sf[i];
+            e.exchange[i] = fmin(m->exchange[i], m->repeated_sf[i]);
+        }
+    }
+    return e;
+}
+
+int rabred_cal_fit_link(const rabred_cal_link_t *measured, rabred_link_units_t *out)
+{
+    if (!usable(measured)) {
         return -1;
     }
+    double sends_first_bytes = sends_first_from(measured);
+    rabred_cal_link_t executor = in_executor_order(measured, sends_first_bytes);
+    const rabred_cal_link_t *m = &executor;
     double beta = large_slope(m->exchange, m->bytes, m->n);
     double beta_uni = large_slope(m->oneway, m->bytes, m->n);
     if (!(beta > 0) || !(beta_uni > 0)) {
@@ -142,6 +176,7 @@ int rabred_cal_fit_link(const rabred_cal_link_t *m, rabred_link_units_t *out)
     fit.mbs = 1e-6 / beta;
     fit.oneway_beta = beta_uni / beta;
     fit.repeat = repeat_factor(m);
+    fit.sends_first_bytes = sends_first_bytes;
     find_switch(m, beta_uni, beta, alpha, alpha_uni, &fit);
     *out = fit;
     return 0;

@@ -17,6 +17,11 @@
  *                   the slopes between consecutive sizes among the largest
  *                   four): 1 / exchange slope, one-way slope over exchange
  *                   slope;
+ *   sends_first_bytes  the smallest size from which every back-to-back
+ *                   exchange posted send-first takes under 0.9x the one
+ *                   posted receive-first (0: none; 0.9: the measurements'
+ *                   own spread): from there rabred's executor posts sends
+ *                   first, and the terms below read the send-first times;
  *   repeat          the median over the largest four sizes of back to back
  *                   over `exchange`: what an exchange costs when it follows
  *                   another round (1 when less than 1.1, the measurements'
@@ -64,6 +69,7 @@ typedef struct {
     double oneway[RABRED_CAL_MAX_SIZES];   /* half a ping-pong */
     double exchange[RABRED_CAL_MAX_SIZES]; /* MPI_Sendrecv with the same peer */
     double repeated[RABRED_CAL_MAX_SIZES]; /* the same back to back; 0: not measured */
+    double repeated_sf[RABRED_CAL_MAX_SIZES]; /* ... posted send-first; 0: not measured */
 } rabred_cal_link_t;
 
 /* The link's terms into *out (peer_us left as it is).  0, or -1 when the

@@ -6,7 +6,8 @@
  * receives), for reference.  Each time is the slowest rank's mean over 5
  * exchanges after a barrier; rounds interleave the three modes.
  *
- *   rabred_exchange [distance]      one line per (round, size, mode)
+ *   rabred_exchange [distance [largest]]   one line per (round, size, mode);
+ *   sizes 64 KiB, 256 KiB, 1 MiB (default) or 4^k times 64 KiB up to largest
  */
 #include <mpi.h>
 
@@ -14,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ITERS = 5, ROUNDS = 3, MAX_BYTES = 1 << 20 };
+enum { ITERS = 5, ROUNDS = 3, MAX_SIZES = 8 };
 
 static void exchange(int mode, char *s, char *r, int n, int me, int peer)
 {
@@ -37,22 +38,27 @@ static void exchange(int mode, char *s, char *r, int n, int me, int peer)
 int main(int argc, char **argv)
 {
     static const char *const modes[3] = {"recv-first", "send-first", "one-way"};
-    const int sizes[3] = {65536, 262144, MAX_BYTES};
-    int me, p;
+    int sizes[MAX_SIZES], nsizes = 0, me, p;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     int distance = argc > 1 ? atoi(argv[1]) : 1, peer = me ^ distance;
-    if (distance < 1 || p % (2 * distance) != 0) {
+    long largest = argc > 2 ? atol(argv[2]) : 1 << 20;
+    for (long b = 65536; b <= largest && b <= (1L << 30) && nsizes < MAX_SIZES; b *= 4) {
+        sizes[nsizes++] = (int)b;
+    }
+    if (distance < 1 || p % (2 * distance) != 0 || 0 == nsizes) {
         if (0 == me) {
-            fprintf(stderr, "rabred_exchange: p must be a multiple of 2 * distance\n");
+            fprintf(stderr, "rabred_exchange: p must be a multiple of 2 * distance, largest "
+                            ">= 65536\n");
         }
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    char *s = malloc(MAX_BYTES), *r = malloc(MAX_BYTES);
-    memset(s, 1, MAX_BYTES);
+    size_t most = (size_t)sizes[nsizes - 1];
+    char *s = malloc(most), *r = malloc(most);
+    memset(s, 1, most);
     for (int round = 0; round < ROUNDS; round++) {
-        for (int si = 0; si < 3; si++) {
+        for (int si = 0; si < nsizes; si++) {
             for (int mode = 0; mode < 3; mode++) {
                 double t = 0, worst;
                 for (int it = 0; it < ITERS; it++) {

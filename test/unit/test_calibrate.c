@@ -276,9 +276,41 @@ static void test_recorded_ranking(void)
           r.near_best, r.cells);
 }
 
+/* A transport whose receive-first exchanges serialise from 64 KiB (3x
+ * back to back) while send-first ones do not: the executor's order
+ * switches there, and the repeat term is the order it will use. */
+static void test_sends_first(void)
+{
+    rabred_link_units_t tcp = {.alpha_us = 10, .mbs = 12, .oneway_alpha = 0.7,
+                               .oneway_beta = 1.0, .eager_bytes = 0, .rndv_us = 0, .repeat = 3};
+    rabred_cal_link_t m;
+    rabred_link_units_t got = rabred_default_inter;
+    synthesize(&tcp, &m);
+    for (int i = 0; i < m.n; i++) {
+        m.repeated_sf[i] = m.exchange[i] * (m.bytes[i] >= 65536 ? 1.05 : 1.0);
+    }
+    CHECK(0 == rabred_cal_fit_link(&m, &got), "sends first: refused");
+    CHECK(65536 == got.sends_first_bytes, "sends first from %g bytes, want 65536",
+          got.sends_first_bytes);
+    CHECK(close_to(got.repeat, 1.05, 1e-6) || 1 == got.repeat,
+          "repeat %g read the receive-first times", got.repeat);
+    CHECK(close_to(got.mbs, tcp.mbs, 1e-6), "sends first changed the bandwidth: %g", got.mbs);
+
+    /* no gain, or one only at some sizes below the largest: receives first */
+    synthesize(&tcp, &m);
+    for (int i = 0; i < m.n; i++) {
+        m.repeated_sf[i] = m.repeated[i] * (m.bytes[i] == 65536 ? 0.5 : 0.95);
+    }
+    got = rabred_default_inter;
+    CHECK(0 == rabred_cal_fit_link(&m, &got) && 0 == got.sends_first_bytes,
+          "a 5%% gain (within the spread) switched the order at %g", got.sends_first_bytes);
+    CHECK(close_to(got.repeat, 3, 0.01), "repeat %g, want the receive-first 3", got.repeat);
+}
+
 int main(void)
 {
     test_synthetic();
+    test_sends_first();
     test_refused();
     test_round_terms();
     test_recorded_ranking();

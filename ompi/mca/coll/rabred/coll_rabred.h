@@ -125,6 +125,7 @@ typedef struct {
     rabred_prepared_t spare;  /* a blocking call's, when every cached one is in flight */
     volatile int setup_busy;  /* a nonblocking call runs the set-up exchange now */
     rabred_model_t model;     /* the links its messages cross (module_enable) */
+    double sends_first_bytes; /* that link's post order (mca_coll_rabred_execute) */
     uint32_t generation;      /* bumped when the arrival hint changes (rabred_call_key_t) */
     mca_coll_rabred_scratch_t scratch[3]; /* for ACC, TMP and TMP2 */
     rabred_ready_plan_t internal; /* rabred's own small exchanges (mca_coll_rabred_allreduce_max) */
@@ -308,6 +309,8 @@ typedef struct {
     struct ompi_communicator_t *comm;
     struct ompi_request_t **reqs[2]; /* step k waits in reqs[k & 1] while step k+1 is posted */
     int n[2];                        /* requests posted in each */
+    int64_t sends_first_len;         /* sends this long go before receives; 0: none */
+    const rabred_step_t *held;       /* a step whose early receives wait for its sends */
     rabred_schedule_cursor_t cursor; /* a nonblocking run's position */
 } mca_coll_rabred_exec_t;
 
@@ -315,10 +318,11 @@ typedef struct {
 mca_coll_rabred_bufs_t mca_coll_rabred_internal_bufs(void *vec, void *tmp);
 
 /* The executor (coll_rabred_exec.c): runs one rank's ready plan over
- * `bufs`; `tag` is the collective's coll tag. */
+ * `bufs`; `tag` is the collective's coll tag; sends from sends_first_bytes
+ * (the link's parameter; 0: none) are posted before a step's receives. */
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                            struct ompi_communicator_t *comm);
+                            struct ompi_communicator_t *comm, double sends_first_bytes);
 
 /* The executor in pieces, for nonblocking calls: init (slots: room for
  * 2 * ready->schedule.max_requests requests, the caller's), then resume
@@ -327,7 +331,7 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
 void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
                                const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
                                struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
-                               struct ompi_request_t **slots);
+                               struct ompi_request_t **slots, double sends_first_bytes);
 int mca_coll_rabred_exec_resume(mca_coll_rabred_exec_t *x, int *done);
 void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x);
 

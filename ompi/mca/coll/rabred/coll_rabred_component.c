@@ -363,6 +363,12 @@ static void register_link(const char *kind, const char *where, const rabred_link
                       "exchange (1: full duplex; 0.5: an exchange with one peer moves at half "
                       "speed, as over Open MPI's TCP BTL above its eager limit)",
                       1e-3, 1e3, oneway_beta);
+    RABRED_LINK_PARAM("sends_first_bytes", "not a price but how rabred posts: from this "
+                      "message size (bytes) a step posts its sends before its receives, "
+                      "where the transport serialises an exchange posted receive-first "
+                      "(measured over Open MPI's TCP BTL: up to 2x a one-way message); 0: "
+                      "receives first always (they land in place)", 0.0, 1e12,
+                      sends_first_bytes);
     RABRED_LINK_PARAM("eager_bytes", "largest message sent eagerly, bytes (the transport's "
                       "eager limit); larger ones pay rndv_us; 0: no switch modelled",
                       0.0, 1e12, eager_bytes);

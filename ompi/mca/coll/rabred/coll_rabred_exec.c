@@ -3,7 +3,8 @@
  *
  * It walks a prepared schedule (plan/rabred_schedule.h): for each step (a
  * round, or a group of joined rounds) post every receive, then every send
- * (receives first so eager data lands in place), wait for all, then run
+ * (receives first so eager data lands in place; sends from the link's
+ * sends_first_bytes go first, see post()), wait for all, then run
  * the local steps with ompi_op_reduce and datatype copies; the next step's
  * receives, or all its transfers, go out before those local steps where the
  * schedule says so (rabred_schedule_walk owns that order, for every
@@ -96,24 +97,70 @@ static void release(ompi_request_t **reqs, int n)
     }
 }
 
-/* Post posts [from, to) of step st (receives come first in that order),
- * appending to slot's requests; n[slot] counts them, also on error. */
+/* Post one transfer into slot's requests; n[slot] counts it, also on
+ * error. */
+static int post_one(mca_coll_rabred_exec_t *x, const rabred_xfer_t *t, int slot)
+{
+    ompi_request_t **req = &x->reqs[slot][x->n[slot]++];
+    char *ptr = address(x, t->buf, t->off);
+    *req = MPI_REQUEST_NULL;
+    return RABRED_XFER_RECV == t->dir
+               ? MCA_PML_CALL(irecv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
+                                    req))
+               : MCA_PML_CALL(isend(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
+                                    MCA_PML_BASE_SEND_STANDARD, x->comm, req));
+}
+
+static int is_long_send(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
+{
+    return RABRED_XFER_SEND == t->dir && t->len >= x->sends_first_len;
+}
+
+/* Does step st send at least sends_first_len elements somewhere? */
+static int has_long_send(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
+{
+    const int32_t *posts = &x->sched->posts[st->post_first];
+    for (int i = 0; 0 != x->sends_first_len && i < st->post_count; i++) {
+        if (is_long_send(x, &x->plan->xfers[posts[i]])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Post posts [from, to) of step st into slot.  The schedule lists
+ * receives first, so that eager data lands in place; sends of at least
+ * sends_first_len elements go out before them (the link's
+ * sends_first_bytes: over Open MPI's TCP BTL an exchange posted
+ * receive-first takes up to three times a one-way message, send-first
+ * 1.02-1.08x, bench/results/exchange-order-20261126).  Such a step's
+ * receives are not posted early, ahead of the previous step's local steps
+ * (the schedule's `early`): they wait for its sends, or the exchange would
+ * be receive-first again. */
 static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
     mca_coll_rabred_exec_t *x = ctx;
-    ompi_request_t **reqs = x->reqs[slot];
-    int *n = &x->n[slot];
+    const int32_t *posts = &x->sched->posts[st->post_first];
     int rc = OMPI_SUCCESS;
+    if (0 != x->sends_first_len) {
+        if (0 == from && to < st->post_count && has_long_send(x, st)) {
+            x->held = st; /* the early part: posted with the rest */
+            return OMPI_SUCCESS;
+        }
+        if (x->held == st) {
+            from = 0;
+            x->held = NULL;
+        }
+    }
+    for (int i = from; 0 != x->sends_first_len && i < to && OMPI_SUCCESS == rc; i++) {
+        const rabred_xfer_t *t = &x->plan->xfers[posts[i]];
+        rc = is_long_send(x, t) ? post_one(x, t, slot) : OMPI_SUCCESS;
+    }
     for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
-        const rabred_xfer_t *t = &x->plan->xfers[x->sched->posts[st->post_first + i]];
-        char *ptr = address(x, t->buf, t->off);
-        reqs[*n] = MPI_REQUEST_NULL;
-        rc = RABRED_XFER_RECV == t->dir
-                 ? MCA_PML_CALL(irecv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
-                                      &reqs[*n]))
-                 : MCA_PML_CALL(isend(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
-                                      MCA_PML_BASE_SEND_STANDARD, x->comm, &reqs[*n]));
-        (*n)++;
+        const rabred_xfer_t *t = &x->plan->xfers[posts[i]];
+        if (0 == x->sends_first_len || !is_long_send(x, t)) {
+            rc = post_one(x, t, slot);
+        }
     }
     return rc;
 }
@@ -232,13 +279,30 @@ static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
     return (ptrdiff_t)size == extent ? size : 0;
 }
 
+/* Elements from which a send goes out before the step's receives: 0 when
+ * none of the plan's does (the common case costs nothing per post). */
+static int64_t sends_first_len(const rabred_ready_plan_t *ready, struct ompi_datatype_t *dtype,
+                               double sends_first_bytes)
+{
+    size_t size = 0;
+    ompi_datatype_type_size(dtype, &size);
+    if (!(sends_first_bytes > 0) || 0 == size) {
+        return 0;
+    }
+    int64_t len = (int64_t)((sends_first_bytes + (double)size - 1) / (double)size);
+    len = len > 0 ? len : 1;
+    return ready->max_send_len >= len ? len : 0;
+}
+
 void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
                                const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
                                struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
-                               ompi_request_t **slots)
+                               ompi_request_t **slots, double sends_first_bytes)
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(dtype, &lb, &extent);
+    x->sends_first_len = sends_first_len(ready, dtype, sends_first_bytes);
+    x->held = NULL;
     x->plan = &ready->plan;
     x->sched = &ready->schedule;
     x->bufs = *bufs;
@@ -268,11 +332,11 @@ void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x)
 
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                            struct ompi_communicator_t *comm)
+                            struct ompi_communicator_t *comm, double sends_first_bytes)
 {
     mca_coll_rabred_exec_t x;
     mca_coll_rabred_exec_init(&x, ready, bufs, dtype, op, tag, comm,
-                              (ompi_request_t **)ready->requests);
+                              (ompi_request_t **)ready->requests, sends_first_bytes);
     int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
         mca_coll_rabred_exec_abandon(&x);
@@ -314,5 +378,5 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
     }
     mca_coll_rabred_bufs_t bufs = mca_coll_rabred_internal_bufs(vec, tmp);
     return mca_coll_rabred_execute(ready, &bufs, dtype, &ompi_mpi_op_max.op,
-                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
+                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm, m->sends_first_bytes);
 }

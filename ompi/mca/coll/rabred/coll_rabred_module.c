@@ -39,6 +39,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->previous_ireduce_module = NULL;
     rabred_prepared_init(&m->spare);
     m->setup_busy = 0;
+    m->sends_first_bytes = 0;
     memset(m->rules, 0, sizeof(m->rules));
     m->rules_file = NULL;
     memset(&m->prepared, 0, sizeof(m->prepared));
@@ -151,9 +152,10 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     }
     /* the same answer on every rank: either all share a node or some
      * peers of every rank are elsewhere */
-    m->model = mca_coll_rabred_model(ompi_group_have_remote_peers(comm->c_local_group)
-                                         ? RABRED_LINK_INTER
-                                         : RABRED_LINK_INTRA);
+    int link = ompi_group_have_remote_peers(comm->c_local_group) ? RABRED_LINK_INTER
+                                                                   : RABRED_LINK_INTRA;
+    m->model = mca_coll_rabred_model(link);
+    m->sends_first_bytes = mca_coll_rabred_component.link[link].sends_first_bytes;
     if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
         RABRED_OK != rabred_prepared_cache_init(&m->prepared,
                                                 mca_coll_rabred_component.prepared_calls)) {
@@ -436,7 +438,7 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, mca_coll_rabred_call_tag(c),
-                                     c->comm);
+                                     c->comm, m->sends_first_bytes);
         if (OMPI_SUCCESS != rc) {
             mca_coll_rabred_abandon_temporaries(t, m->scratch);
         }

@@ -55,6 +55,9 @@ typedef struct {
     double rank_mbs;     /* between nodes: what one rank's message alone moves when the
                           * node's link is wider than a rank's (a leaf switch's uplinks
                           * shared by its hosts); 0: the link's mbs */
+    double sends_first_bytes; /* not a price: from this message size a step posts its
+                               * sends before its receives, where the transport
+                               * serialises an exchange posted receive-first (0: never) */
 } rabred_link_units_t;
 
 /* Built-in defaults.  Within a node (shared memory): measured on this

@@ -149,6 +149,13 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
     if (RABRED_OK == rc) {
         rc = size_requests(r);
     }
+    r->max_send_len = 0;
+    for (int32_t i = 0; RABRED_OK == rc && i < r->plan.nxfers; i++) {
+        const rabred_xfer_t *x = &r->plan.xfers[i];
+        if (RABRED_XFER_SEND == x->dir && x->len > r->max_send_len) {
+            r->max_send_len = x->len;
+        }
+    }
     if (RABRED_OK == rc) {
         r->alg = alg;
     }

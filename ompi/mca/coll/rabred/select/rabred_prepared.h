@@ -54,6 +54,7 @@ typedef struct {
     rabred_schedule_t schedule;
     void **requests;         /* 2 * schedule.max_requests slots (two steps in flight) */
     int32_t requests_cap;
+    int64_t max_send_len;    /* the longest send, elements (the executor's post order) */
 } rabred_ready_plan_t;
 
 typedef struct {
