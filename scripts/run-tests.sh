@@ -168,6 +168,12 @@ for np in 1 2 3 5 8; do
     run_mpi "nonblocking-np$np" "$np" "$nonblocking" --quick
 done
 run_mpi nonblocking-full-np4 4 "$nonblocking" --hammer 5000
+# Every send posted before its step's receives (sends_first_bytes 1), and
+# no receive posted early: the same results, blocking and not.
+run_mpi sends-first-np5 5 "$correctness" --quick --mca coll_rabred_intra_sends_first_bytes 1 \
+    --mca coll_rabred_inter_sends_first_bytes 1
+run_mpi nonblocking-sends-first-np5 5 "$nonblocking" --quick --hammer 500 \
+    --mca coll_rabred_intra_sends_first_bytes 1 --mca coll_rabred_inter_sends_first_bytes 1
 run_mpi nonblocking-nodes-np6 6 "$nonblocking" --quick --mca coll_rabred_node_map block:2
 # Each nonblocking call's line names its collective at verbose 2.
 run_mpi nonblocking-verbose-np3 3 "$nonblocking" --quick --hammer 0 \
@@ -211,6 +217,11 @@ run_mpi errors-count-np3 3 test/mpi/test_mpi_errors --count --mca mpi_param_chec
 # A request that fails inside a round (a truncated receive) gives its own
 # error class, and the communicator works afterwards.
 run_mpi errors-truncate-np3 3 test/mpi/test_mpi_errors --truncate \
+    --mca coll_rabred_allreduce_algorithm recursive_doubling
+# The same two errors from MPI_Iallreduce: the request completes with them.
+run_mpi errors-nonblocking-np3 3 test/mpi/test_mpi_errors --nonblocking \
+    --mca coll_rabred_allreduce_algorithm rabenseifner
+run_mpi errors-truncate-nonblocking-np3 3 test/mpi/test_mpi_errors --truncate --nonblocking \
     --mca coll_rabred_allreduce_algorithm recursive_doubling
 # The application's arrival hint (MPI info rabred_arrival) through
 # MPI_Comm_dup_with_info / MPI_Comm_set_info; a refused value must say so.

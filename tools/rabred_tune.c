@@ -1770,6 +1770,24 @@ static void wait_for_all(void)
     }
 }
 
+/* Puts back what select_variant wrote, so that every rank of the job reads
+ * the same settings again before anything runs on MPI_COMM_WORLD: Open MPI
+ * creates a communicator with an MPI_Iallreduce on its parent (the context
+ * id's agreement), which rabred serves, and ranks that chose differently
+ * would never finish it. */
+static void restore_settings(const comm_run_t *run)
+{
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        const coll_state_t *c = run->colls[coll];
+        if (NULL != c) {
+            cvar_write(&c->cvar, c->orig_value, "the algorithm");
+        }
+    }
+    if (g.have_seg_cvar) {
+        cvar_write(&g.seg_cvar, g.default_seg, "coll_rabred_segment_size");
+    }
+}
+
 /* Measures every collective on the communicator of run->size ranks; the
  * other ranks wait.  g.comm, g.rank and g.size are that communicator's
  * meanwhile, and the input is filled for its ranks. */
@@ -1790,6 +1808,7 @@ static void measure_run(comm_run_t *run)
                 tune_coll(run->colls[coll]);
             }
         }
+        restore_settings(run);
         MPI_Comm_free(&sub);
     }
     g.comm = MPI_COMM_WORLD;

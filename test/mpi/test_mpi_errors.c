@@ -22,6 +22,10 @@
  * itself, for MPI_Allreduce and MPI_Reduce, before choosing an algorithm;
  * handed to the component below, such a call hangs the next one.
  *
+ * --nonblocking (after the mode, or alone for the default mode): the
+ * failing call is MPI_Iallreduce, whose request must complete with the
+ * same error, returned by MPI_Wait.
+ *
  * Exits 0 when every rank got the error it should and the communicator
  * still works afterwards.
  */
@@ -29,6 +33,20 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+
+static int nonblocking; /* --nonblocking: the failing calls are MPI_Iallreduce */
+
+/* MPI_Allreduce, or MPI_Iallreduce and MPI_Wait; the error either gives. */
+static int allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                     MPI_Comm comm)
+{
+    if (!nonblocking) {
+        return MPI_Allreduce(in, out, count, type, op, comm);
+    }
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+    return MPI_SUCCESS != rc ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
 
 /* never called: the call fails before any reduction */
 static void sum_ints(void *in, void *inout, int *len, MPI_Datatype *type)
@@ -52,7 +70,7 @@ static int truncated_round(int rank)
             in[i] = i;
             out[i] = -1;
         }
-        int rc = MPI_Allreduce(in, out, 0 == rank ? 15 : 16, MPI_INT, MPI_SUM, pair);
+        int rc = allreduce(in, out, 0 == rank ? 15 : 16, MPI_INT, MPI_SUM, pair);
         int eclass = MPI_SUCCESS;
         MPI_Error_class(rc, &eclass);
         if (0 == rank && MPI_ERR_TRUNCATE != eclass) {
@@ -120,6 +138,9 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int i = 1; i < argc; i++) {
+        nonblocking |= 0 == strcmp(argv[i], "--nonblocking");
+    }
     if (argc > 1 && 0 == strcmp(argv[1], "--truncate")) {
         failures = size >= 2 ? truncated_round(rank) : 1;
         MPI_Finalize();
@@ -137,7 +158,7 @@ int main(int argc, char **argv)
     MPI_Op user_sum; /* Open MPI refuses predefined ops on derived types */
     MPI_Op_create(sum_ints, 1, &user_sum);
     int in = rank, out = -1;
-    int rc = MPI_Allreduce(&in, &out, 1 << 20, huge, user_sum, MPI_COMM_WORLD);
+    int rc = allreduce(&in, &out, 1 << 20, huge, user_sum, MPI_COMM_WORLD);
     int eclass = MPI_SUCCESS;
     MPI_Error_class(rc, &eclass);
     if (MPI_ERR_NO_MEM != eclass || -1 != out) {
@@ -155,8 +176,8 @@ int main(int argc, char **argv)
         char name[MPI_MAX_ERROR_STRING];
         int len = 0;
         MPI_Error_string(eclass, name, &len);
-        printf("test_mpi_errors p=%d: error class %d (%s), %s\n", size, eclass, name,
-               failures ? "FAILED" : "ok");
+        printf("test_mpi_errors p=%d%s: error class %d (%s), %s\n", size,
+               nonblocking ? " (nonblocking)" : "", eclass, name, failures ? "FAILED" : "ok");
     }
     MPI_Op_free(&user_sum);
     MPI_Type_free(&huge);
