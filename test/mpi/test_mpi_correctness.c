@@ -1163,11 +1163,15 @@ typedef struct {
  * here, or coll_rabred_node_map block:L); under an interleaved map
  * (--nodes-interleaved: cyclic:N) only commutative ops. */
 static known_alg KNOWN_ALGS[] = {
-    {"previous", false, false},     {"recursive_doubling", false, false},
-    {"binomial", false, false},     {"rabenseifner", true, false},
-    {"ring", false, true},          {"linear", false, false},
-    {"binary_tree", false, false},  {"node_lanes", false, false},
-    {"node_leaders", false, false}, {"node_lanes_ring", false, true},
+    {"previous", false, false},           {"recursive_doubling", false, false},
+    {"rabenseifner", true, false},        {"pairwise_ring", false, true},
+    {"linear", false, false},             {"binary_tree", false, false},
+    {"binary_blocks", false, false},      {"bruck", false, true},
+    {"neighbor_ring", false, true},       {"sorted_linear_tree", false, true},
+    {"prereduced_ring", false, true},     {"prereduced_scatter", false, true},
+    {"node_lanes", false, false},         {"node_leaders", false, false},
+    {"node_lanes_ring", false, true},     {"binomial", false, false},
+    {"pairwise_gather", false, true},     {"pipeline", false, false},
 };
 
 static void nodes_interleaved(void)
