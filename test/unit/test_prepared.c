@@ -6,13 +6,15 @@
  *    round once and in order; a step of several rounds is a group of
  *    joined rounds that may be posted at once; early posting happens only
  *    between single rounds and only as far as the plan allows; each step
- *    lists its own transfers once, receives first; and no step posts more
+ *    lists its own transfers once, receives first, and knows its longest
+ *    send (the executor's post order); and no step posts more
  *    requests than the slots a prepared call sizes (the executor writes
  *    into those slots without checking);
  *  - the cache: a key finds its entry and only its entry (every field of
  *    the key tells calls apart), a hit moves nothing, a full cache evicts
- *    the least recently used, a claimed entry starts empty, and a plan
- *    that cannot be built leaves nothing runnable behind.
+ *    the least recently used, a claimed entry starts empty, an entry in
+ *    flight (a nonblocking call runs it) is never claimed or emptied, and
+ *    a plan that cannot be built leaves nothing runnable behind.
  */
 #include <stdio.h>
 #include <string.h>
@@ -38,10 +40,18 @@ static void check_posts(const rabred_plan_t *plan, const rabred_schedule_t *s,
                         const rabred_step_t *st, int k, const char *what)
 {
     int want = 0, recvs = 0, seen_send = 0, in_order = 1, own = 1;
+    int64_t longest = 0;
     for (int r = st->first; r < st->end; r++) {
         want += plan->rounds[r].nxfer;
         recvs += posted(plan, r, RABRED_XFER_RECV, RABRED_XFER_RECV);
+        for (int k = 0; k < plan->rounds[r].nxfer; k++) {
+            const rabred_xfer_t *x = &plan->xfers[plan->rounds[r].first_xfer + k];
+            longest = RABRED_XFER_SEND == x->dir && x->len > longest ? x->len : longest;
+        }
     }
+    CHECK(st->max_send == longest && st->max_send <= s->max_send,
+          "%s: step %d's longest send is %lld elements, it says %lld (schedule %lld)", what, k,
+          (long long)longest, (long long)st->max_send, (long long)s->max_send);
     for (int i = 0; i < st->post_count; i++) {
         int x = s->posts[st->post_first + i];
         int mine = 0;
@@ -66,6 +76,12 @@ static void check_schedule(const rabred_plan_t *plan, const rabred_schedule_t *s
                            const char *what)
 {
     int next = 0;
+    int64_t longest = 0;
+    for (int k = 0; k < s->nsteps; k++) {
+        longest = s->steps[k].max_send > longest ? s->steps[k].max_send : longest;
+    }
+    CHECK(longest == s->max_send, "%s: the schedule's longest send %lld, its steps' %lld", what,
+          (long long)s->max_send, (long long)longest);
     for (int k = 0; k < s->nsteps; k++) {
         const rabred_step_t *st = &s->steps[k];
         CHECK(st->first == next && st->end > st->first && st->end <= plan->nrounds,
@@ -202,6 +218,36 @@ static void test_eviction(void)
     rabred_prepared_cache_fini(&cache);
 }
 
+/* An entry a nonblocking call runs (in_flight) is never claimed for
+ * another key, not even as the least recently used or after a clear, and
+ * a clear leaves its choice for the call; once it is done, it is claimed
+ * again. */
+static void test_in_flight(void)
+{
+    rabred_prepared_cache_t cache;
+    CHECK(RABRED_OK == rabred_prepared_cache_init(&cache, 2), "init");
+    rabred_call_key_t k1 = key_of(1), k2 = key_of(2), k3 = key_of(3);
+    rabred_prepared_t *e1 = rabred_prepared_claim(&cache, &k1);
+    rabred_prepared_t *e2 = rabred_prepared_claim(&cache, &k2);
+    e1->choice.alg = &rabred_alg_allreduce_bruck;
+    e1->in_flight = 1;
+    (void)rabred_prepared_find(&cache, &k2); /* k1 is now the least recently used */
+    CHECK(e2 == rabred_prepared_claim(&cache, &k3), "a claim took the entry in flight");
+    e2->in_flight = 1;
+    CHECK(NULL == rabred_prepared_claim(&cache, &k2), "a claim with every entry in flight");
+    e2->in_flight = 0;
+    rabred_prepared_clear(&cache);
+    CHECK(NULL == rabred_prepared_find(&cache, &k1), "clear left an entry in flight findable");
+    CHECK(e1->choice.alg == &rabred_alg_allreduce_bruck, "clear emptied an entry in flight");
+    CHECK(e2 == rabred_prepared_claim(&cache, &k2), "a cleared idle entry was not claimed");
+    e2->in_flight = 1;
+    CHECK(NULL == rabred_prepared_claim(&cache, &k3), "a cleared entry in flight was claimed");
+    e1->in_flight = 0;
+    CHECK(e1 == rabred_prepared_claim(&cache, &k3) && NULL == e1->choice.alg,
+          "an entry no longer in flight is not claimed empty");
+    rabred_prepared_cache_fini(&cache);
+}
+
 /* A ready plan has its schedule and twice its largest step's slots; one
  * that failed to build is not runnable; every allocation failing once
  * gives RABRED_ERR_NOMEM, never a half-built plan that looks runnable. */
@@ -246,6 +292,7 @@ int main(void)
     test_schedules();
     test_key_fields();
     test_eviction();
+    test_in_flight();
     test_ready_plans();
     return rabred_test_summary("test_prepared");
 }

@@ -87,6 +87,9 @@ typedef struct {
     opal_list_t active;
     opal_atomic_lock_t progress_lock;
     int progress_registered;
+    /* released nonblocking requests kept for later calls (coll_rabred_nbc.c) */
+    opal_list_t spare;
+    opal_atomic_lock_t spare_lock;
 } mca_coll_rabred_component_t;
 
 RABRED_COMPONENT_DECLSPEC extern mca_coll_rabred_component_t mca_coll_rabred_component;
@@ -209,6 +212,7 @@ int mca_coll_rabred_reduce_init(const void *sbuf, void *rbuf, int count,
                                 ompi_request_t **request, mca_coll_base_module_t *module);
 #endif
 int mca_coll_rabred_progress(void);
+void mca_coll_rabred_nbc_close(void); /* releases the spare requests */
 
 /* The cost model of one link (RABRED_LINK_*) from the component's
  * parameters, the generation of the settings a choice reads (bumped when

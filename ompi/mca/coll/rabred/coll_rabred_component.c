@@ -671,6 +671,8 @@ static int rabred_open(void)
     OBJ_CONSTRUCT(&mca_coll_rabred_component.active, opal_list_t);
     opal_atomic_lock_init(&mca_coll_rabred_component.progress_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     mca_coll_rabred_component.progress_registered = 0;
+    OBJ_CONSTRUCT(&mca_coll_rabred_component.spare, opal_list_t);
+    opal_atomic_lock_init(&mca_coll_rabred_component.spare_lock, OPAL_ATOMIC_LOCK_UNLOCKED);
     return OMPI_SUCCESS;
 }
 
@@ -690,6 +692,8 @@ static int rabred_close(void)
         mca_coll_rabred_component.progress_registered = 0;
     }
     OBJ_DESTRUCT(&mca_coll_rabred_component.active);
+    mca_coll_rabred_nbc_close();
+    OBJ_DESTRUCT(&mca_coll_rabred_component.spare);
     /* algorithm_help[] stays: the MCA variable system may still show it */
     return OMPI_SUCCESS;
 }

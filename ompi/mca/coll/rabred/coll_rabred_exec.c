@@ -119,13 +119,7 @@ static int is_long_send(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
 /* Does step st send at least sends_first_len elements somewhere? */
 static int has_long_send(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
 {
-    const int32_t *posts = &x->sched->posts[st->post_first];
-    for (int i = 0; 0 != x->sends_first_len && i < st->post_count; i++) {
-        if (is_long_send(x, &x->plan->xfers[posts[i]])) {
-            return 1;
-        }
-    }
-    return 0;
+    return 0 != x->sends_first_len && st->max_send >= x->sends_first_len;
 }
 
 /* Post posts [from, to) of step st into slot.  The schedule lists
@@ -291,7 +285,7 @@ static int64_t sends_first_len(const rabred_ready_plan_t *ready, struct ompi_dat
     }
     int64_t len = (int64_t)((sends_first_bytes + (double)size - 1) / (double)size);
     len = len > 0 ? len : 1;
-    return ready->max_send_len >= len ? len : 0;
+    return ready->schedule.max_send >= len ? len : 0;
 }
 
 void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,

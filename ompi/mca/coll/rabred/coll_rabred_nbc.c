@@ -85,8 +85,8 @@ typedef struct {
     const rabred_ready_plan_t *ready;
     mca_coll_rabred_setup_t setup;
     mca_coll_rabred_exec_t exec;
-    ompi_request_t **slots;
-    int nslots;
+    void **slots;             /* its own requests (rabred_request_slots_reserve) */
+    int32_t nslots;
     mca_coll_rabred_scratch_t scratch[3];
     mca_coll_rabred_tmpbuf_t t[3];
     ompi_request_t *inner;    /* the component below's request */
@@ -168,28 +168,95 @@ static void release_objects(rabred_nbc_request_t *r)
     OBJ_RELEASE(r->call.comm);
 }
 
-static void release_request(rabred_nbc_request_t *r)
+/* ---- spare requests -------------------------------------------------------
+ * A request is about 1.5 KB with its slots and small temporaries; making
+ * and constructing one cost more than an 8-byte reduction's messages over
+ * shared memory.  Released requests are kept, component-wide (a request
+ * may outlive its communicator's module), with their slots, scratch (each
+ * at most coll_rabred_cache_bytes) and plan storage, up to RABRED_NBC_SPARE,
+ * and the next call takes one.
+ *
+ * One more reason to keep them: when a persistent request holds a derived
+ * datatype or a user op, Open MPI's binding wraps the request's free
+ * function and reads the request after ours returns (free_objs_callback,
+ * coll_base_util.c); its memory must stay valid.  Such a request is always
+ * kept, and the list is trimmed back to its bound, oldest first, at the
+ * next take. */
+#define RABRED_NBC_SPARE 16
+
+static rabred_nbc_request_t *take_spare(void)
+{
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    opal_list_item_t *item = NULL, *extra;
+    opal_atomic_lock(&k->spare_lock);
+    while (opal_list_get_size(&k->spare) > RABRED_NBC_SPARE) {
+        extra = opal_list_remove_first(&k->spare);
+        opal_atomic_unlock(&k->spare_lock);
+        OBJ_RELEASE(extra);
+        opal_atomic_lock(&k->spare_lock);
+    }
+    item = opal_list_remove_last(&k->spare); /* the most recent: warm in cache */
+    opal_atomic_unlock(&k->spare_lock);
+    return (rabred_nbc_request_t *)item;
+}
+
+/* Keep r for a later call (always when `must`), or release it. */
+static void give_back(rabred_nbc_request_t *r, int must)
+{
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    opal_atomic_lock(&k->spare_lock);
+    int keep = must || opal_list_get_size(&k->spare) < RABRED_NBC_SPARE;
+    if (keep) {
+        opal_list_append(&k->spare, &r->super.super.super.super);
+    }
+    opal_atomic_unlock(&k->spare_lock);
+    if (!keep) {
+        OBJ_RELEASE(r);
+    }
+}
+
+void mca_coll_rabred_nbc_close(void)
+{
+    opal_list_item_t *item;
+    while (NULL != (item = opal_list_remove_first(&mca_coll_rabred_component.spare))) {
+        OBJ_RELEASE(item);
+    }
+}
+
+/* wrapped: Open MPI's binding reads r after this (see above). */
+static void release_request(rabred_nbc_request_t *r, int wrapped)
 {
     release_objects(r);
     OMPI_REQUEST_FINI(&r->super.super);
-    OBJ_RELEASE(r);
+    give_back(r, wrapped);
+}
+
+/* A request for a new call: a spare one, or a new one. */
+static rabred_nbc_request_t *take_request(void)
+{
+    rabred_nbc_request_t *r = take_spare();
+    if (NULL == r) {
+        return OBJ_NEW(rabred_nbc_request_t);
+    }
+    r->super.super.req_free = request_free; /* the binding may have wrapped it */
+    r->super.cb.req_complete_cb = NULL;
+    r->super.req_complete_cb_data = NULL;
+    r->entry = NULL;
+    r->ready = NULL;
+    r->inner = NULL;
+    r->listed = r->chosen = r->freed = 0;
+    return r;
 }
 
 /* ---- stages ------------------------------------------------------------- */
 
-static int grow_slots(rabred_nbc_request_t *r, int need)
+/* The request's own slots, for ready's schedule (the prepared call's are
+ * the blocking calls'). */
+static int reserve_slots(rabred_nbc_request_t *r, const rabred_ready_plan_t *ready)
 {
-    need = need > 0 ? need : 1;
-    if (need <= r->nslots) {
-        return OMPI_SUCCESS;
-    }
-    ompi_request_t **grown = realloc(r->slots, (size_t)need * sizeof(*grown));
-    if (NULL == grown) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    r->slots = grown;
-    r->nslots = need;
-    return OMPI_SUCCESS;
+    return RABRED_OK == rabred_request_slots_reserve(&r->slots, &r->nslots, &ready->schedule)
+               ? OMPI_SUCCESS
+               : OMPI_ERR_OUT_OF_RESOURCE;
 }
 
 /* Hand the call to the component below: its request runs inside ours. */
@@ -262,13 +329,13 @@ static int start_run(rabred_nbc_request_t *r)
         r->stage = STAGE_DONE;
         return OMPI_SUCCESS;
     }
-    int rc = grow_slots(r, 2 * r->ready->schedule.max_requests);
+    int rc = reserve_slots(r, r->ready);
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_rabred_take_buffers(c, r->ready, r->scratch, r->t, &bufs);
     }
     if (OMPI_SUCCESS == rc) {
         mca_coll_rabred_exec_init(&r->exec, r->ready, &bufs, c->dtype, c->op, r->tag, c->comm,
-                                  r->slots, r->module->sends_first_bytes);
+                                  (ompi_request_t **)r->slots, r->module->sends_first_bytes);
     }
     return rc;
 }
@@ -304,7 +371,7 @@ static int start_setup(rabred_nbc_request_t *r)
     }
     rc = mca_coll_rabred_internal_plan(m, r->setup.count, comm, &ready);
     if (OMPI_SUCCESS == rc) {
-        rc = grow_slots(r, 2 * ready->schedule.max_requests);
+        rc = reserve_slots(r, ready);
     }
     if (OMPI_SUCCESS != rc) {
         mca_coll_rabred_setup_free(&r->setup);
@@ -312,7 +379,7 @@ static int start_setup(rabred_nbc_request_t *r)
     }
     mca_coll_rabred_bufs_t bufs = mca_coll_rabred_internal_bufs(r->setup.vec, r->setup.tmp);
     mca_coll_rabred_exec_init(&r->exec, ready, &bufs, &ompi_mpi_uint64_t.dt, &ompi_mpi_op_max.op,
-                              r->tag, comm, r->slots, m->sends_first_bytes);
+                              r->tag, comm, (ompi_request_t **)r->slots, m->sends_first_bytes);
     m->setup_busy = 1;
     r->stage = STAGE_SETUP;
     return OMPI_SUCCESS;
@@ -402,7 +469,7 @@ static void complete(rabred_nbc_request_t *r)
     r->super.super.req_status.MPI_ERROR = mca_coll_rabred_user_error(r->rc);
     ompi_request_complete(&r->super.super, true); /* also runs the binding's callback */
     if (r->freed) {
-        release_request(r);
+        release_request(r, 0);
     }
 }
 
@@ -506,7 +573,7 @@ static int request_free(ompi_request_t **request)
         if (r->persistent) {
             unpin(r);
         }
-        release_request(r);
+        release_request(r, request_free != r->super.super.req_free);
     }
     return OMPI_SUCCESS;
 }
@@ -518,7 +585,7 @@ static int new_request(const mca_coll_rabred_call_t *c, mca_coll_base_module_t *
     if (c->count < 0) {
         return MPI_ERR_COUNT;
     }
-    rabred_nbc_request_t *r = OBJ_NEW(rabred_nbc_request_t);
+    rabred_nbc_request_t *r = take_request();
     if (NULL == r) {
         return MPI_ERR_NO_MEM;
     }

@@ -65,18 +65,24 @@ static int push_step(const rabred_plan_t *plan, rabred_schedule_t *s, int first,
         RABRED_OK != grow((void **)&s->posts, &s->posts_cap, s->nposts + n, sizeof(*s->posts))) {
         return RABRED_ERR_NOMEM;
     }
-    s->steps[s->nsteps++] = (rabred_step_t){first, end, s->nposts, n, 0};
+    rabred_step_t *st = &s->steps[s->nsteps++];
+    *st = (rabred_step_t){first, end, s->nposts, n, 0, 0};
     for (int dir = RABRED_XFER_RECV; dir <= RABRED_XFER_SEND; dir++) {
         for (int r = first; r < end; r++) {
             const rabred_round_t *rd = &plan->rounds[r];
             for (int k = 0; k < rd->nxfer; k++) {
-                if (plan->xfers[rd->first_xfer + k].dir == dir) {
+                const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+                if (x->dir == dir) {
                     s->posts[s->nposts++] = rd->first_xfer + k;
+                }
+                if (RABRED_XFER_SEND == dir && x->dir == dir && x->len > st->max_send) {
+                    st->max_send = x->len;
                 }
             }
         }
     }
     s->max_requests = n > s->max_requests ? n : s->max_requests;
+    s->max_send = st->max_send > s->max_send ? st->max_send : s->max_send;
     return RABRED_OK;
 }
 
@@ -139,6 +145,7 @@ int rabred_schedule_resume(const rabred_schedule_t *s, const rabred_schedule_ops
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s)
 {
     s->nsteps = s->nposts = s->max_requests = 0;
+    s->max_send = 0;
     for (int a = 0, b; a < plan->nrounds; a = b) {
         b = step_end(plan, a, input_is_acc);
         if (RABRED_OK != push_step(plan, s, a, b)) {

@@ -36,6 +36,8 @@ typedef struct {
     int32_t post_count;  /*   ... all receives of its rounds, then all sends */
     int32_t early;       /* how many of step k+1's posts go out before this
                           * step's local steps: 0, its receives, or all */
+    int64_t max_send;    /* its longest send, elements (0: none; the
+                          * executor's post order reads it) */
 } rabred_step_t;
 
 typedef struct {
@@ -44,6 +46,7 @@ typedef struct {
     int32_t *posts;       /* transfer indices (plan->xfers) in posting order */
     int32_t nposts, posts_cap;
     int32_t max_requests; /* the most requests one step posts */
+    int64_t max_send;     /* the longest send of any step, elements */
 } rabred_schedule_t;
 
 void rabred_schedule_init(rabred_schedule_t *s);

@@ -75,12 +75,14 @@ rabred_prepared_t *rabred_prepared_claim(rabred_prepared_cache_t *cache,
     int victim = -1;
     for (int i = 0; i < cache->cap; i++) {
         const rabred_prepared_t *e = &cache->entries[i];
+        if (0 != e->in_flight) {
+            continue; /* its plan runs: never rebuilt under a request */
+        }
         if (!e->used) {
             victim = i;
             break;
         }
-        if (0 == e->in_flight &&
-            (victim < 0 || e->last_use < cache->entries[victim].last_use)) {
+        if (victim < 0 || e->last_use < cache->entries[victim].last_use) {
             victim = i;
         }
     }
@@ -118,23 +120,28 @@ void rabred_prepared_fini(rabred_prepared_t *e)
 void rabred_prepared_clear(rabred_prepared_cache_t *cache)
 {
     for (int i = 0; i < cache->cap; i++) {
-        empty(&cache->entries[i]);
+        rabred_prepared_t *e = &cache->entries[i];
+        if (0 == e->in_flight) {
+            empty(e);
+        } else {
+            e->used = 0; /* no lookup finds it; its requests keep choice and plan */
+        }
     }
 }
 
-/* Room for two steps' requests at once (the executor's double buffer). */
-static int size_requests(rabred_ready_plan_t *r)
+int rabred_request_slots_reserve(void ***slots, int32_t *cap, const rabred_schedule_t *s)
 {
-    int32_t need = 2 * r->schedule.max_requests;
-    if (need <= r->requests_cap) {
+    int32_t need = 2 * s->max_requests;
+    need = need > 0 ? need : 1;
+    if (need <= *cap) {
         return RABRED_OK;
     }
-    void **grown = realloc(r->requests, (size_t)need * sizeof(*grown));
+    void **grown = realloc(*slots, (size_t)need * sizeof(*grown));
     if (NULL == grown) {
         return RABRED_ERR_NOMEM;
     }
-    r->requests = grown;
-    r->requests_cap = need;
+    *slots = grown;
+    *cap = need;
     return RABRED_OK;
 }
 
@@ -147,14 +154,7 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
         rc = rabred_schedule_build(&r->plan, args->in_place, &r->schedule);
     }
     if (RABRED_OK == rc) {
-        rc = size_requests(r);
-    }
-    r->max_send_len = 0;
-    for (int32_t i = 0; RABRED_OK == rc && i < r->plan.nxfers; i++) {
-        const rabred_xfer_t *x = &r->plan.xfers[i];
-        if (RABRED_XFER_SEND == x->dir && x->len > r->max_send_len) {
-            r->max_send_len = x->len;
-        }
+        rc = rabred_request_slots_reserve(&r->requests, &r->requests_cap, &r->schedule);
     }
     if (RABRED_OK == rc) {
         r->alg = alg;

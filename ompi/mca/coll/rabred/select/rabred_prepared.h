@@ -54,7 +54,6 @@ typedef struct {
     rabred_schedule_t schedule;
     void **requests;         /* 2 * schedule.max_requests slots (two steps in flight) */
     int32_t requests_cap;
-    int64_t max_send_len;    /* the longest send, elements (the executor's post order) */
 } rabred_ready_plan_t;
 
 typedef struct {
@@ -121,7 +120,9 @@ void rabred_prepared_claim_own(rabred_prepared_t *e, const rabred_call_key_t *ke
 void rabred_prepared_init(rabred_prepared_t *e);
 void rabred_prepared_fini(rabred_prepared_t *e);
 
-/* Forget every prepared call (the plans keep their storage). */
+/* Forget every prepared call (the plans keep their storage); one that
+ * nonblocking calls run stays intact for them, and is claimed only once
+ * they are done. */
 void rabred_prepared_clear(rabred_prepared_cache_t *cache);
 
 /* Build alg's plan for `args` into r, derive its schedule and size its
@@ -131,5 +132,10 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
                             const rabred_plan_args_t *args);
 
 void rabred_ready_plan_free(rabred_ready_plan_t *r);
+
+/* Room in *slots (*cap of them) for two of s's steps' requests at once:
+ * the executor's double buffer.  RABRED_OK or RABRED_ERR_NOMEM (*slots
+ * unchanged). */
+int rabred_request_slots_reserve(void ***slots, int32_t *cap, const rabred_schedule_t *s);
 
 #endif /* RABRED_PREPARED_H */
