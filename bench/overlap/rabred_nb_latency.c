@@ -2,8 +2,8 @@
  * rabred_nb_latency: the cost of a small reduction, blocking against
  * nonblocking: 20000 back-to-back MPI_Allreduce of one double, then as
  * many MPI_Iallreduce + MPI_Wait, 5 interleaved rounds, rank 0's mean per
- * call.  Run it under rabred and under the stock components to compare
- * rabred's nonblocking path with libnbc's (bench/overlap/README.md).
+ * call.  bench/overlap/nb-latency.sh runs it under rabred and under the
+ * stock components, to compare rabred's nonblocking path with libnbc's.
  */
 #include <mpi.h>
 
