@@ -9,7 +9,11 @@
  *   pure        MPI_Iallreduce + MPI_Wait, nothing between
  *   overlapped  MPI_Iallreduce, compute for `pure` seconds, MPI_Wait;
  *               the computation is a busy loop in --probes slices with an
- *               MPI_Test after each (0: no MPI call until the wait)
+ *               MPI_Test after each (0: no MPI call until the wait);
+ *               with --compute sleep each slice sleeps instead: the
+ *               computation of a rank that has a core of its own, which
+ *               the emulated cluster (many ranks and the kernel's network
+ *               on 2 cores) cannot give a busy loop
  *   overlap     100 * (1 - (overlapped - compute) / pure), in [0, 100]:
  *               the share of the communication the computation hid
  * Every call starts after a barrier; a time is the slowest rank's.  One
@@ -19,12 +23,14 @@
  *
  *   rabred_overlap [--sizes 65536,262144,...] [--variants libnbc,auto,...]
  *                  [--iters N] [--rounds R] [--probes K] [--coll allreduce|reduce]
+ *                  [--compute spin|sleep]
  */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rabred_mpit.h"
 
@@ -36,6 +42,7 @@ typedef struct {
     char variants[MAX_LIST][64];
     int nvariants;
     int iters, rounds, probes, reduce;
+    int sleep; /* --compute sleep */
 } options_t;
 
 static int rank, nprocs;
@@ -67,6 +74,7 @@ static void parse(int argc, char **argv, options_t *o)
     o->rounds = 3;
     o->probes = 16;
     o->reduce = 0;
+    o->sleep = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--variants")) variants = argv[i + 1];
@@ -74,6 +82,7 @@ static void parse(int argc, char **argv, options_t *o)
         else if (!strcmp(argv[i], "--rounds")) o->rounds = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--probes")) o->probes = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--coll")) o->reduce = !strcmp(argv[i + 1], "reduce");
+        else if (!strcmp(argv[i], "--compute")) o->sleep = !strcmp(argv[i + 1], "sleep");
         else die("unknown option (see the header of bench/rabred_overlap.c)");
     }
     char buf[1024];
@@ -110,13 +119,19 @@ static void force(const options_t *o, const char *variant)
     rabred_mpit_cvar_close(&cv);
 }
 
-/* Busy for `seconds`, in `probes` slices with an MPI_Test after each. */
-static void compute(double seconds, int probes, MPI_Request *req)
+/* Busy (or asleep) for `seconds`, in `probes` slices with an MPI_Test
+ * after each. */
+static void compute(double seconds, int probes, int sleep, MPI_Request *req)
 {
     int slices = probes > 0 ? probes : 1;
     for (int s = 0; s < slices; s++) {
         double until = MPI_Wtime() + seconds / slices;
-        while (MPI_Wtime() < until) {
+        for (double now = MPI_Wtime(); now < until; now = MPI_Wtime()) {
+            if (sleep) {
+                double left = until - now;
+                struct timespec ts = {(time_t)left, (long)((left - (time_t)left) * 1e9)};
+                nanosleep(&ts, NULL);
+            }
         }
         if (probes > 0) {
             int flag;
@@ -158,7 +173,7 @@ static double measure(const call_t *c, int form, double busy)
         } else {
             start(c, &req);
             if (2 == form) {
-                compute(busy, c->o->probes, &req);
+                compute(busy, c->o->probes, c->o->sleep, &req);
             }
             MPI_Wait(&req, MPI_STATUS_IGNORE);
         }
@@ -194,9 +209,9 @@ static void one(const options_t *o, int round, long bytes, const char *variant, 
     overlap = overlap < 0 ? 0 : overlap > 100 ? 100 : overlap;
     if (0 == rank) {
         printf("RESULT round=%d coll=%s p=%d bytes=%ld variant=%s blocking_s=%.6f pure_s=%.6f "
-               "compute_s=%.6f overlapped_s=%.6f overlap_pct=%.1f probes=%d\n",
+               "compute_s=%.6f overlapped_s=%.6f overlap_pct=%.1f probes=%d compute=%s\n",
                round, o->reduce ? "reduce" : "allreduce", nprocs, bytes, variant, blocking, pure,
-               pure, overlapped, overlap, o->probes);
+               pure, overlapped, overlap, o->probes, o->sleep ? "sleep" : "spin");
         fflush(stdout);
     }
 }
