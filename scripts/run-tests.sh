@@ -174,6 +174,11 @@ run_mpi sends-first-np5 5 "$correctness" --quick --mca coll_rabred_intra_sends_f
     --mca coll_rabred_inter_sends_first_bytes 1
 run_mpi nonblocking-sends-first-np5 5 "$nonblocking" --quick --hammer 500 \
     --mca coll_rabred_intra_sends_first_bytes 1 --mca coll_rabred_inter_sends_first_bytes 1
+# A threshold between two blocks one step sends to the same peer (Bruck at
+# p = 4 splits the odd count 1031 into blocks of 257 and 258 elements:
+# 2056 and 2064 bytes of doubles): messages to one peer keep their order.
+run_mpi sends-first-split-np4 4 "$correctness" --quick \
+    --mca coll_rabred_intra_sends_first_bytes 2060
 run_mpi nonblocking-nodes-np6 6 "$nonblocking" --quick --mca coll_rabred_node_map block:2
 # Each nonblocking call's line names its collective at verbose 2.
 run_mpi nonblocking-verbose-np3 3 "$nonblocking" --quick --hammer 0 \

@@ -111,52 +111,59 @@ static int post_one(mca_coll_rabred_exec_t *x, const rabred_xfer_t *t, int slot)
                                     MCA_PML_BASE_SEND_STANDARD, x->comm, req));
 }
 
-static int is_long_send(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
-{
-    return RABRED_XFER_SEND == t->dir && t->len >= x->sends_first_len;
-}
-
 /* Does step st send at least sends_first_len elements somewhere? */
-static int has_long_send(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
+static int sends_first(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
 {
     return 0 != x->sends_first_len && st->max_send >= x->sends_first_len;
 }
 
+/* Post the transfers of posts [from, to) of step st going direction dir,
+ * in schedule order. */
+static int post_dir(mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from, int to,
+                    int dir, int slot)
+{
+    const int32_t *posts = &x->sched->posts[st->post_first];
+    int rc = OMPI_SUCCESS;
+    for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
+        const rabred_xfer_t *t = &x->plan->xfers[posts[i]];
+        rc = t->dir == dir ? post_one(x, t, slot) : OMPI_SUCCESS;
+    }
+    return rc;
+}
+
 /* Post posts [from, to) of step st into slot.  The schedule lists
- * receives first, so that eager data lands in place; sends of at least
- * sends_first_len elements go out before them (the link's
- * sends_first_bytes: over Open MPI's TCP BTL an exchange posted
- * receive-first takes up to three times a one-way message, send-first
- * 1.02-1.08x, bench/results/exchange-order-20261126).  Such a step's
- * receives are not posted early, ahead of the previous step's local steps
- * (the schedule's `early`): they wait for its sends, or the exchange would
- * be receive-first again. */
+ * receives first, so that eager data lands in place.  A step that sends
+ * at least sends_first_len elements somewhere posts all its sends first
+ * (the link's sends_first_bytes: over Open MPI's TCP BTL an exchange
+ * posted receive-first takes up to three times a one-way message,
+ * send-first 1.02-1.08x, bench/results/exchange-order-20261126).  All of
+ * them, in schedule order: a rank's messages to one peer match that
+ * peer's receives in the order they are posted, and a step may send one
+ * peer blocks on either side of the threshold (Bruck: 257 and 258
+ * elements).  Such a step's receives are not posted early, ahead of the
+ * previous step's local steps (the schedule's `early`): they wait for its
+ * sends, or the exchange would be receive-first again. */
 static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
     mca_coll_rabred_exec_t *x = ctx;
-    const int32_t *posts = &x->sched->posts[st->post_first];
-    int rc = OMPI_SUCCESS;
-    if (0 != x->sends_first_len) {
-        if (0 == from && to < st->post_count && has_long_send(x, st)) {
-            x->held = st; /* the early part: posted with the rest */
-            return OMPI_SUCCESS;
+    if (!sends_first(x, st)) {
+        const int32_t *posts = &x->sched->posts[st->post_first];
+        int rc = OMPI_SUCCESS;
+        for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
+            rc = post_one(x, &x->plan->xfers[posts[i]], slot);
         }
-        if (x->held == st) {
-            from = 0;
-            x->held = NULL;
-        }
+        return rc;
     }
-    for (int i = from; 0 != x->sends_first_len && i < to && OMPI_SUCCESS == rc; i++) {
-        const rabred_xfer_t *t = &x->plan->xfers[posts[i]];
-        rc = is_long_send(x, t) ? post_one(x, t, slot) : OMPI_SUCCESS;
+    if (0 == from && to < st->post_count) {
+        x->held = st; /* the early part: posted with the rest */
+        return OMPI_SUCCESS;
     }
-    for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
-        const rabred_xfer_t *t = &x->plan->xfers[posts[i]];
-        if (0 == x->sends_first_len || !is_long_send(x, t)) {
-            rc = post_one(x, t, slot);
-        }
+    if (x->held == st) {
+        from = 0;
+        x->held = NULL;
     }
-    return rc;
+    int rc = post_dir(x, st, from, to, RABRED_XFER_SEND, slot);
+    return OMPI_SUCCESS == rc ? post_dir(x, st, from, to, RABRED_XFER_RECV, slot) : rc;
 }
 
 /* dst = src for len elements: a plain memcpy for predefined types (the
