@@ -212,6 +212,9 @@ static void usage_exit(int status)
 "  --profile FILE      add the variant rabred:profile: rabred:auto on a\n"
 "                      communicator created with coll_rabred_rules_file FILE\n"
 "                      (e.g. bench/profiles/emulated-100mbit.rules)\n"
+"  rabred:flat         (a variant only run when --variants names it)\n"
+"                      rabred:auto on a communicator whose node map puts\n"
+"                      every rank on a node of its own: the flat decision\n"
 "  --format osu|nccl   after the markdown tables, one table per variant in\n"
 "                      OSU's (# Size Avg/Min/Max Latency(us) Iterations) or\n"
 "                      nccl-tests' columns (time, algbw, busbw)\n");
@@ -612,6 +615,38 @@ static void load_profile_variant(coll_t *c, const options_t *o)
     }
     rabred_mpit_cvar_close(&cv);
     add_variant(c, "rabred:profile", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
+}
+
+/* rabred:flat: rabred:auto on a communicator whose node map puts every
+ * rank on a node of its own (coll_rabred_node_map block:1, read when the
+ * communicator's first call learns its map, made here), so the decision
+ * without node awareness runs side by side with the node-aware one.
+ * Only when --variants names it. */
+static void load_flat_variant(coll_t *c, const options_t *o)
+{
+    rabred_mpit_cvar_t cv;
+    char before[4096];
+    double one = 1, sum = 0;
+    MPI_Comm comm;
+    if (NULL == o->only || !wanted(o, "rabred:flat")) {
+        return;
+    }
+    if (MPI_SUCCESS != rabred_mpit_cvar_find("coll_rabred_node_map", &cv) ||
+        MPI_SUCCESS != rabred_mpit_cvar_open(&cv) || rabred_mpit_cvar_read_only(&cv)) {
+        fail_all("cannot open the settable control variable", "coll_rabred_node_map");
+    }
+    (void)rabred_mpit_cvar_read_string(&cv, before, sizeof(before));
+    /* MPI_COMM_WORLD learns its map first: MPI_Comm_dup agrees on the new
+     * communicator's id with a reduction on it, its first call */
+    if (MPI_SUCCESS != MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) ||
+        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, "block:1") ||
+        MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm) ||
+        MPI_SUCCESS != MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, comm) ||
+        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, before)) {
+        fail_all("cannot create the communicator of", "rabred:flat");
+    }
+    rabred_mpit_cvar_close(&cv);
+    add_variant(c, "rabred:flat", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
 }
 
 /* One communicator per coll/tuned algorithm: write the forced-algorithm
@@ -1541,6 +1576,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
         return;
     }
     load_profile_variant(c, o);
+    load_flat_variant(c, o);
     load_tuned_variants(c, o);
     load_han_variant(c, o);
     if (0 == g_rank) {

@@ -497,6 +497,19 @@ if [ "$(grep -c '^# Size       Avg Latency(us)   Min Latency(us)   Max Latency(u
 else
     fail bench-formats "$osu_log"
 fi
+# rabred_bench's rabred:flat: auto on a communicator whose node map puts
+# every rank on a node of its own, while MPI_COMM_WORLD keeps the given map.
+run_mpi bench-flat-np4 4 "$bench" -r 1 -t 1 -s 1K -c allreduce \
+    --variants tuned:default,rabred:auto,rabred:flat \
+    --mca coll_rabred_node_map cyclic:2 --mca coll_rabred_verbose 1
+flat_log=$logs/bench-flat-np4.log
+if [ "$(grep -c 'MPI_COMM_WORLD: 4 ranks on 2 nodes' "$flat_log")" = 4 ] &&
+   [ "$(grep -c 'DUP FROM 0: 4 ranks on 4 nodes' "$flat_log")" = 4 ] &&
+   grep -q '^| 1024 | .* | .* | .* |$' "$flat_log"; then
+    pass bench-flat
+else
+    fail bench-flat "$flat_log"
+fi
 # bench/compare/analyze.py on a recorded run: the summary it prints must be
 # the one the run's README quotes (77% of 56 cells within 1.05x, worst 2.00).
 analyze_dir=$logs/analyze-recorded

@@ -35,9 +35,10 @@ static void register_node_map(mca_coll_rabred_component_t *c)
         "gives for every rank. For tests on one machine: block:L (L consecutive ranks per "
         "node), cyclic:N (rank r on node r mod N, as --map-by node) or list:A,B,... (a node "
         "label per rank; communicators of another size use the host names). Must be the same "
-        "on every rank. A wrong map costs speed, never correctness",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &c->node_map);
+        "on every rank; an MPI_T write applies to communicators whose first call comes "
+        "after it. A wrong map costs speed, never correctness",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_9,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->node_map);
 }
 
 static int rabred_register(void);
@@ -404,6 +405,10 @@ static void register_link(const char *kind, const char *where, const rabred_link
                       "that is below the sum of their links (CPUs shared by the transport's "
                       "work, a fabric's bisection, a node's memory bus); 0: no limit",
                       0.0, 1e12, aggregate_mbs);
+    RABRED_LINK_PARAM("rank_mbs", "between nodes: what one rank's message alone moves, MB/s, "
+                      "where a node's link is wider than one stream (a leaf switch's uplinks "
+                      "shared by its hosts, several rails); 0: the link's mbs", 0.0, 1e9,
+                      rank_mbs);
 #undef RABRED_LINK_PARAM
 }
 
