@@ -62,7 +62,7 @@ static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready
         return -1;
     }
     rabred_plan_args_t args = {s->p, 1, in.root, count, 1, 0, NULL, 0, NULL};
-    if (RABRED_OK != rabred_ready_plan_build(r, choice.alg, &args)) {
+    if (RABRED_OK != rabred_ready_plan_build(r, choice.alg, &args, NULL)) {
         return -1;
     }
     return now() - t0;

@@ -313,7 +313,7 @@ static int run_rabred(const bench_t *bn, const rabred_alg_t *alg, buffers_t *b)
     rabred_ready_plan_t ready;
     memset(&ready, 0, sizeof(ready));
     rabred_plan_args_t args = plan_args(bn, b->count);
-    int rc = rabred_ready_plan_build(&ready, alg, &args);
+    int rc = rabred_ready_plan_build(&ready, alg, &args, NULL);
     if (RABRED_OK == rc) {
         rabred_mpi_call_t call = {{(char *)b->input, (char *)b->acc, (char *)b->tmp,
                                    (char *)b->tmp2},

@@ -256,12 +256,12 @@ static void test_ready_plans(void)
     rabred_ready_plan_t r;
     memset(&r, 0, sizeof(r));
     rabred_plan_args_t args = {16, 3, -1, 1000, 1, 0, NULL, 0, NULL};
-    CHECK(RABRED_OK == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &args) &&
+    CHECK(RABRED_OK == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &args, NULL) &&
               r.alg == &rabred_alg_allreduce_rabenseifner && r.schedule.nsteps > 0 &&
               r.requests_cap >= 2 * r.schedule.max_requests,
           "rabenseifner p=16 not ready");
     rabred_plan_args_t bad = {16, 16, -1, 1000, 1, 0, NULL, 0, NULL}; /* rank outside p */
-    CHECK(RABRED_ERR_ARG == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &bad) &&
+    CHECK(RABRED_ERR_ARG == rabred_ready_plan_build(&r, &rabred_alg_allreduce_rabenseifner, &bad, NULL) &&
               NULL == r.alg,
           "a plan that failed to build stayed runnable");
     rabred_ready_plan_free(&r);
@@ -270,7 +270,7 @@ static void test_ready_plans(void)
         rabred_ready_plan_t fresh;
         memset(&fresh, 0, sizeof(fresh));
         rabred_nomem_arm(n);
-        int rc = rabred_ready_plan_build(&fresh, &rabred_alg_allreduce_binary_blocks, &args);
+        int rc = rabred_ready_plan_build(&fresh, &rabred_alg_allreduce_binary_blocks, &args, NULL);
         int failed = rabred_nomem_fired;
         rabred_nomem_disarm();
         if (failed) {
@@ -287,6 +287,48 @@ static void test_ready_plans(void)
     CHECK(failures > 0, "no allocation was failed");
 }
 
+/* sends_first_len for a plan of doubles whose link posts sends first
+ * from `bytes` (built with elements), after checking it kept them. */
+static int64_t sends_first_len_for(const rabred_alg_t *alg, int p, int64_t count, double bytes)
+{
+    rabred_ready_plan_t r;
+    memset(&r, 0, sizeof(r));
+    rabred_plan_args_t args = {p, 1, -1, count, 1, 0, NULL, 0, NULL};
+    rabred_elements_t e = {8, 16, 1, bytes};
+    int64_t len = -1;
+    if (RABRED_OK == rabred_ready_plan_build(&r, alg, &args, &e)) {
+        CHECK(8 == r.elements.type_size && 16 == r.elements.extent && r.elements.plain,
+              "the ready plan lost its elements");
+        len = r.sends_first_len;
+    }
+    rabred_ready_plan_free(&r);
+    return len;
+}
+
+/* The executor's sends-first threshold is derived at build: the link's
+ * bytes rounded up to whole elements, inclusive at the longest send, 0
+ * when no send reaches it or the link has none. */
+static void test_sends_first_len(void)
+{
+    const rabred_alg_t *rd = &rabred_alg_allreduce_recursive_doubling;
+    CHECK(1000 == sends_first_len_for(rd, 4, 1000, 8000), "threshold at the longest send");
+    CHECK(0 == sends_first_len_for(rd, 4, 1000, 8001), "threshold just above the longest send");
+    CHECK(125 == sends_first_len_for(rd, 4, 1000, 993), "993 bytes are not rounded up to 125");
+    CHECK(1 == sends_first_len_for(rd, 4, 1000, 1), "one byte is not one element");
+    CHECK(0 == sends_first_len_for(rd, 4, 1000, 0), "no threshold posts sends first");
+    CHECK(0 == sends_first_len_for(rd, 4, 1000, 1e300), "a huge threshold overflowed");
+    /* Bruck at p = 4 sends one peer blocks of 257 and 258 elements */
+    CHECK(258 == sends_first_len_for(&rabred_alg_allreduce_bruck, 4, 1031, 2060),
+          "bruck p=4: 2060 bytes are not 258 doubles");
+    rabred_ready_plan_t r;
+    memset(&r, 0, sizeof(r));
+    rabred_plan_args_t args = {4, 1, -1, 1000, 1, 0, NULL, 0, NULL};
+    CHECK(RABRED_OK == rabred_ready_plan_build(&r, rd, &args, NULL) && 0 == r.sends_first_len &&
+              0 == r.elements.type_size && 0 == r.elements.plain,
+          "a plan built without elements has element facts");
+    rabred_ready_plan_free(&r);
+}
+
 int main(void)
 {
     test_schedules();
@@ -294,5 +336,6 @@ int main(void)
     test_eviction();
     test_in_flight();
     test_ready_plans();
+    test_sends_first_len();
     return rabred_test_summary("test_prepared");
 }

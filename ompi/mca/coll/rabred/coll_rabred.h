@@ -322,11 +322,12 @@ typedef struct {
 mca_coll_rabred_bufs_t mca_coll_rabred_internal_bufs(void *vec, void *tmp);
 
 /* The executor (coll_rabred_exec.c): runs one rank's ready plan over
- * `bufs`; `tag` is the collective's coll tag; sends from sends_first_bytes
- * (the link's parameter; 0: none) are posted before a step's receives. */
+ * `bufs`; `tag` is the collective's coll tag.  How elements move (extent,
+ * memcpy or the datatype engine, which steps post their sends first) was
+ * derived when the plan was built (rabred_elements_t). */
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                            struct ompi_communicator_t *comm, double sends_first_bytes);
+                            struct ompi_communicator_t *comm);
 
 /* The executor in pieces, for nonblocking calls: init (slots: room for
  * 2 * ready->schedule.max_requests requests, the caller's), then resume
@@ -335,7 +336,7 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
 void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
                                const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
                                struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
-                               struct ompi_request_t **slots, double sends_first_bytes);
+                               struct ompi_request_t **slots);
 int mca_coll_rabred_exec_resume(mca_coll_rabred_exec_t *x, int *done);
 void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x);
 

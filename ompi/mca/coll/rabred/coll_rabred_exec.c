@@ -269,46 +269,18 @@ static int test_step(void *ctx, int slot, int *done)
 static const rabred_schedule_ops_t pml_ops = {
     .post = post, .wait = wait_step, .locals = run_locals, .test = test_step};
 
-/* A predefined type's size when its elements are contiguous bytes, else 0. */
-static size_t plain_size(struct ompi_datatype_t *dtype, ptrdiff_t extent)
-{
-    size_t size = 0;
-    if (!opal_datatype_is_predefined(&dtype->super)) {
-        return 0;
-    }
-    ompi_datatype_type_size(dtype, &size);
-    return (ptrdiff_t)size == extent ? size : 0;
-}
-
-/* Elements from which a send goes out before the step's receives: 0 when
- * none of the plan's does (the common case costs nothing per post). */
-static int64_t sends_first_len(const rabred_ready_plan_t *ready, struct ompi_datatype_t *dtype,
-                               double sends_first_bytes)
-{
-    size_t size = 0;
-    ompi_datatype_type_size(dtype, &size);
-    if (!(sends_first_bytes > 0) || 0 == size) {
-        return 0;
-    }
-    int64_t len = (int64_t)((sends_first_bytes + (double)size - 1) / (double)size);
-    len = len > 0 ? len : 1;
-    return ready->schedule.max_send >= len ? len : 0;
-}
-
 void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_plan_t *ready,
                                const mca_coll_rabred_bufs_t *bufs, struct ompi_datatype_t *dtype,
                                struct ompi_op_t *op, int tag, struct ompi_communicator_t *comm,
-                               ompi_request_t **slots, double sends_first_bytes)
+                               ompi_request_t **slots)
 {
-    ptrdiff_t lb, extent;
-    ompi_datatype_get_extent(dtype, &lb, &extent);
-    x->sends_first_len = sends_first_len(ready, dtype, sends_first_bytes);
+    x->sends_first_len = ready->sends_first_len;
     x->held = NULL;
     x->plan = &ready->plan;
     x->sched = &ready->schedule;
     x->bufs = *bufs;
-    x->extent = extent;
-    x->plain = plain_size(dtype, extent);
+    x->extent = (ptrdiff_t)ready->elements.extent;
+    x->plain = ready->elements.plain ? (size_t)ready->elements.type_size : 0;
     x->dtype = dtype;
     x->op = op;
     x->tag = tag;
@@ -333,11 +305,11 @@ void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x)
 
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
-                            struct ompi_communicator_t *comm, double sends_first_bytes)
+                            struct ompi_communicator_t *comm)
 {
     mca_coll_rabred_exec_t x;
     mca_coll_rabred_exec_init(&x, ready, bufs, dtype, op, tag, comm,
-                              (ompi_request_t **)ready->requests, sends_first_bytes);
+                              (ompi_request_t **)ready->requests);
     int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
         mca_coll_rabred_exec_abandon(&x);
@@ -352,8 +324,10 @@ int mca_coll_rabred_internal_plan(mca_coll_rabred_module_t *m, int count,
     if (count != m->internal_count) { /* prepared once per size (set-up, then gaps) */
         rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0,
                                    NULL, 1, NULL}; /* vec is INPUT and ACC */
+        rabred_elements_t elements = {sizeof(uint64_t), sizeof(uint64_t), 1,
+                                      m->sends_first_bytes};
         int rc = rabred_ready_plan_build(&m->internal, &rabred_alg_allreduce_recursive_doubling,
-                                         &args);
+                                         &args, &elements);
         m->internal_count = RABRED_OK == rc ? count : -1;
         if (RABRED_OK != rc) {
             return RABRED_ERR_NOMEM == rc ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_ERR_BAD_PARAM;
@@ -379,5 +353,5 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
     }
     mca_coll_rabred_bufs_t bufs = mca_coll_rabred_internal_bufs(vec, tmp);
     return mca_coll_rabred_execute(ready, &bufs, dtype, &ompi_mpi_op_max.op,
-                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm, m->sends_first_bytes);
+                                   MCA_COLL_BASE_TAG_ALLREDUCE, comm);
 }

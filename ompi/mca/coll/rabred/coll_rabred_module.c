@@ -200,17 +200,28 @@ static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(c->dtype, &lb, &extent);
+    int64_t size = type_size(c->dtype);
+    int plain = opal_datatype_is_predefined(&c->dtype->super) && size == (int64_t)extent;
     rabred_call_key_t key = {
         .coll = c->coll,
         .flags = (ompi_op_is_commute(c->op) ? RABRED_KEY_COMMUTATIVE : 0) |
-                 (c->in_place ? RABRED_KEY_IN_PLACE : 0),
+                 (c->in_place ? RABRED_KEY_IN_PLACE : 0) | (plain ? RABRED_KEY_PLAIN : 0),
         .root = c->root,
         .generation = (uint64_t)mca_coll_rabred_generation() << 32 | m->generation,
         .count = c->count,
-        .type_size = type_size(c->dtype),
+        .type_size = size,
         .extent = extent,
     };
     return key;
+}
+
+/* How key's elements move, for the executor (rabred_ready_plan_build). */
+static rabred_elements_t elements_of(const mca_coll_rabred_module_t *m,
+                                     const rabred_call_key_t *key)
+{
+    rabred_elements_t e = {key->type_size, key->extent, 0 != (key->flags & RABRED_KEY_PLAIN),
+                           m->sends_first_bytes};
+    return e;
 }
 
 /* The segment size in elements (at least one when segmenting): a rule's
@@ -298,7 +309,8 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
     const rabred_alg_t *alg = e->choice.alg;
     if (OMPI_SUCCESS == rc && NULL != alg && !alg->arrival_aware) {
         rabred_plan_args_t args = plan_args(m, c, key, &e->choice, NULL);
-        int brc = rabred_ready_plan_build(&e->run, alg, &args);
+        rabred_elements_t elements = elements_of(m, key);
+        int brc = rabred_ready_plan_build(&e->run, alg, &args, &elements);
         rc = RABRED_OK == brc ? OMPI_SUCCESS : plan_error(brc);
     }
     e->estimated = estimable(c, in.bytes); /* blocking calls only: nonblocking ones skip it */
@@ -356,7 +368,8 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
         const rabred_arrival_t *arrival =
             with_offsets ? mca_coll_rabred_arrival_input(m, c->dtype, &storage) : NULL;
         rabred_plan_args_t args = plan_args(m, c, &e->key, choice, arrival);
-        int rc = rabred_ready_plan_build(r, choice->alg, &args);
+        rabred_elements_t elements = elements_of(m, &e->key);
+        int rc = rabred_ready_plan_build(r, choice->alg, &args, &elements);
         if (RABRED_OK != rc) {
             return plan_error(rc);
         }
@@ -438,7 +451,7 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, mca_coll_rabred_call_tag(c),
-                                     c->comm, m->sends_first_bytes);
+                                     c->comm);
         if (OMPI_SUCCESS != rc) {
             mca_coll_rabred_abandon_temporaries(t, m->scratch);
         }
@@ -579,7 +592,8 @@ int mca_coll_rabred_build_for(const mca_coll_rabred_module_t *m, const call_t *c
                               const rabred_prepared_t *e, rabred_ready_plan_t *r)
 {
     rabred_plan_args_t args = plan_args(m, c, &e->key, &e->choice, NULL);
-    int rc = rabred_ready_plan_build(r, e->choice.alg, &args);
+    rabred_elements_t elements = elements_of(m, &e->key);
+    int rc = rabred_ready_plan_build(r, e->choice.alg, &args, &elements);
     return RABRED_OK == rc ? OMPI_SUCCESS : plan_error(rc);
 }
 

@@ -335,7 +335,7 @@ static int start_run(rabred_nbc_request_t *r)
     }
     if (OMPI_SUCCESS == rc) {
         mca_coll_rabred_exec_init(&r->exec, r->ready, &bufs, c->dtype, c->op, r->tag, c->comm,
-                                  (ompi_request_t **)r->slots, r->module->sends_first_bytes);
+                                  (ompi_request_t **)r->slots);
     }
     return rc;
 }
@@ -379,7 +379,7 @@ static int start_setup(rabred_nbc_request_t *r)
     }
     mca_coll_rabred_bufs_t bufs = mca_coll_rabred_internal_bufs(r->setup.vec, r->setup.tmp);
     mca_coll_rabred_exec_init(&r->exec, ready, &bufs, &ompi_mpi_uint64_t.dt, &ompi_mpi_op_max.op,
-                              r->tag, comm, (ompi_request_t **)r->slots, m->sends_first_bytes);
+                              r->tag, comm, (ompi_request_t **)r->slots);
     m->setup_busy = 1;
     r->stage = STAGE_SETUP;
     return OMPI_SUCCESS;

@@ -5,6 +5,7 @@
  */
 #include "select/rabred_prepared.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,9 +146,27 @@ int rabred_request_slots_reserve(void ***slots, int32_t *cap, const rabred_sched
     return RABRED_OK;
 }
 
-int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
-                            const rabred_plan_args_t *args)
+/* Elements from which a send goes out before its step's receives: the
+ * link's sends_first_bytes rounded up to whole elements, 0 when no step of
+ * the schedule sends that many (then posting costs nothing extra). */
+static int64_t sends_first_len(const rabred_schedule_t *s, const rabred_elements_t *e)
 {
+    if (!(e->sends_first_bytes > 0) || e->type_size <= 0) {
+        return 0;
+    }
+    double elements = (e->sends_first_bytes + (double)e->type_size - 1) / (double)e->type_size;
+    if (!(elements < (double)s->max_send + 1)) {
+        return 0; /* longer than any send (and no int64_t overflow) */
+    }
+    int64_t len = (int64_t)elements; /* bytes / type_size, rounded up */
+    len = len > 0 ? len : 1;
+    return s->max_send >= len ? len : 0;
+}
+
+int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
+                            const rabred_plan_args_t *args, const rabred_elements_t *elements)
+{
+    static const rabred_elements_t none = {0, 0, 0, 0};
     r->alg = NULL;
     int rc = rabred_plan_build(alg->build, args, &r->plan);
     if (RABRED_OK == rc) {
@@ -157,6 +176,8 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
         rc = rabred_request_slots_reserve(&r->requests, &r->requests_cap, &r->schedule);
     }
     if (RABRED_OK == rc) {
+        r->elements = NULL != elements ? *elements : none;
+        r->sends_first_len = sends_first_len(&r->schedule, &r->elements);
         r->alg = alg;
     }
     return rc;

@@ -32,7 +32,10 @@
 #include "plan/rabred_schedule.h"
 #include "select/rabred_select.h"
 
-enum { RABRED_KEY_COMMUTATIVE = 1, RABRED_KEY_IN_PLACE = 2 };
+/* RABRED_KEY_PLAIN: a predefined type whose elements are contiguous
+ * (size == extent), copied with memcpy; a derived type of the same size
+ * and extent is another call. */
+enum { RABRED_KEY_COMMUTATIVE = 1, RABRED_KEY_IN_PLACE = 2, RABRED_KEY_PLAIN = 4 };
 
 typedef struct {
     int32_t coll;
@@ -45,7 +48,17 @@ typedef struct {
     int64_t extent;
 } rabred_call_key_t;
 
-/* A plan ready to run: built, scheduled, with room for its requests. */
+/* How a call's elements move, fixed by its key: what the executor would
+ * otherwise ask the datatype on every call. */
+typedef struct {
+    int64_t type_size;        /* bytes of data per element */
+    int64_t extent;           /* bytes from one element to the next */
+    int plain;                /* a contiguous predefined type: copies are memcpy */
+    double sends_first_bytes; /* the link's post order (coll_rabred_exec.c's post()) */
+} rabred_elements_t;
+
+/* A plan ready to run: built, scheduled, with room for its requests, and
+ * everything the executor derives from it and the call's elements. */
 typedef struct {
     const rabred_alg_t *alg; /* NULL: nothing built */
     int stamp;               /* arrival-aware plans: the estimate's calls when built */
@@ -54,6 +67,10 @@ typedef struct {
     rabred_schedule_t schedule;
     void **requests;         /* 2 * schedule.max_requests slots (two steps in flight) */
     int32_t requests_cap;
+    rabred_elements_t elements;
+    /* a step that sends this many elements somewhere posts its sends
+     * before its receives; 0: no step of this plan does */
+    int64_t sends_first_len;
 } rabred_ready_plan_t;
 
 typedef struct {
@@ -125,11 +142,13 @@ void rabred_prepared_fini(rabred_prepared_t *e);
  * they are done. */
 void rabred_prepared_clear(rabred_prepared_cache_t *cache);
 
-/* Build alg's plan for `args` into r, derive its schedule and size its
- * request slots.  RABRED_OK, RABRED_ERR_NOMEM or the builder's
- * RABRED_ERR_ARG; on error r holds nothing runnable (r->alg NULL). */
+/* Build alg's plan for `args` into r, derive its schedule, size its
+ * request slots and derive what the executor needs from `elements` (NULL:
+ * a plan no PML executor runs; its element facts are zero).  RABRED_OK,
+ * RABRED_ERR_NOMEM or the builder's RABRED_ERR_ARG; on error r holds
+ * nothing runnable (r->alg NULL). */
 int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
-                            const rabred_plan_args_t *args);
+                            const rabred_plan_args_t *args, const rabred_elements_t *elements);
 
 void rabred_ready_plan_free(rabred_ready_plan_t *r);
 
