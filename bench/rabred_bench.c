@@ -591,62 +591,55 @@ static void load_balanced_variant(coll_t *c, const options_t *o)
     v->arrival_off = 1;
 }
 
-/* rabred:profile: rabred:auto on a communicator created while
- * coll_rabred_rules_file named --profile's file (rabred reads the rules
- * file when a communicator is created), so the profile's choices run side
- * by side with the built-in model's. */
-static void load_profile_variant(coll_t *c, const options_t *o)
-{
-    rabred_mpit_cvar_t cv;
-    char before[4096];
-    MPI_Comm comm;
-    if (NULL == o->profile) {
-        return;
-    }
-    if (MPI_SUCCESS != rabred_mpit_cvar_find("coll_rabred_rules_file", &cv) ||
-        MPI_SUCCESS != rabred_mpit_cvar_open(&cv) || rabred_mpit_cvar_read_only(&cv)) {
-        fail_all("cannot open the settable control variable", "coll_rabred_rules_file");
-    }
-    (void)rabred_mpit_cvar_read_string(&cv, before, sizeof(before));
-    if (MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, o->profile) ||
-        MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm) ||
-        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, before)) {
-        fail_all("cannot create the communicator of", "rabred:profile");
-    }
-    rabred_mpit_cvar_close(&cv);
-    add_variant(c, "rabred:profile", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
-}
-
-/* rabred:flat: rabred:auto on a communicator whose node map puts every
- * rank on a node of its own (coll_rabred_node_map block:1, read when the
- * communicator's first call learns its map, made here), so the decision
- * without node awareness runs side by side with the node-aware one.
- * Only when --variants names it. */
-static void load_flat_variant(coll_t *c, const options_t *o)
+/* A communicator that rabred set up while the string control variable
+ * `cvar` held `value` (restored afterwards): MPI_COMM_WORLD makes its
+ * first call before (MPI_Comm_dup agrees on the new communicator's id with
+ * a reduction on it, which must not see the value), the new one makes its
+ * first call under it (the node map is learned there; the rules file is
+ * read at creation).  Exits on any error, naming `variant`. */
+static MPI_Comm comm_made_under(const char *cvar, const char *value, const char *variant)
 {
     rabred_mpit_cvar_t cv;
     char before[4096];
     double one = 1, sum = 0;
     MPI_Comm comm;
-    if (NULL == o->only || !wanted(o, "rabred:flat")) {
-        return;
-    }
-    if (MPI_SUCCESS != rabred_mpit_cvar_find("coll_rabred_node_map", &cv) ||
+    if (MPI_SUCCESS != rabred_mpit_cvar_find(cvar, &cv) ||
         MPI_SUCCESS != rabred_mpit_cvar_open(&cv) || rabred_mpit_cvar_read_only(&cv)) {
-        fail_all("cannot open the settable control variable", "coll_rabred_node_map");
+        fail_all("cannot open the settable control variable", cvar);
     }
     (void)rabred_mpit_cvar_read_string(&cv, before, sizeof(before));
-    /* MPI_COMM_WORLD learns its map first: MPI_Comm_dup agrees on the new
-     * communicator's id with a reduction on it, its first call */
     if (MPI_SUCCESS != MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) ||
-        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, "block:1") ||
+        MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, value) ||
         MPI_SUCCESS != MPI_Comm_dup(MPI_COMM_WORLD, &comm) ||
         MPI_SUCCESS != MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, comm) ||
         MPI_SUCCESS != rabred_mpit_cvar_write_string(&cv, before)) {
-        fail_all("cannot create the communicator of", "rabred:flat");
+        fail_all("cannot create the communicator of", variant);
     }
     rabred_mpit_cvar_close(&cv);
-    add_variant(c, "rabred:flat", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
+    return comm;
+}
+
+/* rabred:profile: rabred:auto on a communicator created while
+ * coll_rabred_rules_file named --profile's file, so the profile's choices
+ * run side by side with the built-in model's. */
+static void load_profile_variant(coll_t *c, const options_t *o)
+{
+    if (NULL != o->profile) {
+        MPI_Comm comm = comm_made_under("coll_rabred_rules_file", o->profile, "rabred:profile");
+        add_variant(c, "rabred:profile", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
+    }
+}
+
+/* rabred:flat: rabred:auto on a communicator whose node map puts every
+ * rank on a node of its own (coll_rabred_node_map block:1), so the
+ * decision without node awareness runs side by side with the node-aware
+ * one.  Only when --variants names it. */
+static void load_flat_variant(coll_t *c, const options_t *o)
+{
+    if (NULL != o->only && wanted(o, "rabred:flat")) {
+        MPI_Comm comm = comm_made_under("coll_rabred_node_map", "block:1", "rabred:flat");
+        add_variant(c, "rabred:flat", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
+    }
 }
 
 /* One communicator per coll/tuned algorithm: write the forced-algorithm

@@ -205,7 +205,7 @@ run_mpi nodes-cyclic3-np7 7 "$correctness" --quick --nodes-interleaved \
     --mca coll_rabred_node_map cyclic:3
 run_mpi nodes-irregular-np7 7 "$correctness" --quick --nodes-interleaved \
     --mca coll_rabred_node_map list:0,0,1,1,1,2,0
-if grep -q "MPI_COMM_WORLD: 5 ranks on 3 nodes (1 to 2 per node, consecutive), from coll_rabred_node_map" \
+if grep -q "MPI_COMM_WORLD: 5 ranks on 3 nodes (1 to 2 per node, consecutive; sockets unknown), from coll_rabred_node_map" \
        "$logs/nodes-block2-np5.log"; then
     pass nodes-map-followed
 else
@@ -605,8 +605,11 @@ done
 #    (bench/cluster/): three hosts of two ranks, placed round-robin.  Every
 #    rank must learn the same map from the runtime, and the decision,
 #    pricing both links with the cluster's calibrated profile, must pick a
-#    node-aware plan for 4 MiB.  The cluster needs root, network namespaces
-#    and tc; where the machine has none of that, this says why and skips.
+#    node-aware plan for 4 MiB.  Unbound (the cluster's default) the
+#    runtime knows no sockets; bound to sockets (each host's one socket),
+#    every rank must learn one socket and one NUMA domain per host.  The
+#    cluster needs root, network namespaces and tc; where the machine has
+#    none of that, this says why and skips.
 echo "== node map on the emulated cluster"
 cl_log=$logs/cluster-nodes.log
 if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
@@ -618,12 +621,22 @@ if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
             bash bench/cluster/cluster.sh run -np 6 --map-by node "${param_args[@]}" \
             --mca coll_rabred_verbose 2 "$bench" -s 4M -r 1 -t 1 -c allreduce \
             --variants tuned:default >>"$cl_log" 2>&1
+        RABRED_COLL=rabred,tuned,basic,libnbc timeout -k 30 600 \
+            bash bench/cluster/cluster.sh run -np 6 --map-by node --bind-to socket \
+            "${param_args[@]}" --mca coll_rabred_verbose 2 "$bench" -s 64K -r 1 -t 1 \
+            -c allreduce --variants tuned:default >>"$cl_log" 2>&1
     fi
     bash bench/cluster/cluster.sh down >>"$cl_log" 2>&1
-    if [ "$(grep -c "MPI_COMM_WORLD: 6 ranks on 3 nodes (2 to 2 per node, interleaved), from the runtime's locality" "$cl_log")" = 6 ]; then
+    learned="MPI_COMM_WORLD: 6 ranks on 3 nodes (2 to 2 per node, interleaved;"
+    if [ "$(grep -c "$learned sockets unknown), from the runtime's locality" "$cl_log")" = 6 ]; then
         pass cluster-node-map-learned
     else
         fail cluster-node-map-learned "$cl_log"
+    fi
+    if [ "$(grep -c "$learned 3 sockets, 3 NUMA domains), from the runtime's locality" "$cl_log")" = 6 ]; then
+        pass cluster-sockets-learned
+    else
+        fail cluster-sockets-learned "$cl_log"
     fi
     if grep -q "allreduce p=6 bytes=4194304 alg=node_[a-z_]* why=decision" "$cl_log"; then
         pass cluster-node-aware-chosen
@@ -631,7 +644,7 @@ if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
         fail cluster-node-aware-chosen "$cl_log"
     fi
 else
-    echo "SKIP: cluster-node-map-learned, cluster-node-aware-chosen ($cl_why)"
+    echo "SKIP: cluster-node-map-learned, cluster-sockets-learned, cluster-node-aware-chosen ($cl_why)"
 fi
 
 } # default_checks

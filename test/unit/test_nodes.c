@@ -114,11 +114,13 @@ static int roots_of(const rabred_alg_t *alg, int p, const int32_t *node_of, int 
     return n;
 }
 
-/* Every map kind at p, the node-aware algorithms, every count and kind of op. */
-static void sweep_p(int p, int32_t *node_of, int full)
+/* Every map kind at p, the node-aware algorithms, every count and kind of
+ * op; commutative ones also with ranks placed on sockets (places[]). */
+static void sweep_p(int p, int32_t *node_of, const int64_t *places, int full)
 {
     for (int k = 0; k < NMAPS; k++) {
-        rabred_nodes_t nodes = {make_map(k, p, node_of), node_of};
+        rabred_nodes_t nodes = {make_map(k, p, node_of), node_of, NULL};
+        rabred_nodes_t placed = {nodes.nnodes, node_of, places};
         int ordered = rabred_nodes_ordered(&nodes, p);
         int64_t counts[] = {2 * (int64_t)p + 1, 0, 1, 3};
         for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
@@ -127,6 +129,9 @@ static void sweep_p(int p, int32_t *node_of, int full)
                 continue;
             }
             int roots[4], nroots = roots_of(alg, p, node_of, roots);
+            /* places inside nodes, not labelled by lowest rank (so the
+             * leaders move too): plans for commutative ops reorder nodes */
+            check_call(alg, &placed, p, roots[nroots - 1], counts[0], 1, p & 1, map_name[k]);
             for (int c = 0; c < (full ? 4 : 1); c++) {
                 int root = roots[c % nroots];
                 for (int r = 0; r < nroots && c == 0; r++) {
@@ -169,12 +174,44 @@ static int node_sweep_p(int p)
 static void test_maps(void)
 {
     int32_t *node_of = malloc(1024 * sizeof(int32_t));
+    int64_t *places = malloc(1024 * sizeof(int64_t));
+    for (int r = 0; r < 1024; r++) { /* three sockets, pseudo-random, two NUMA domains each */
+        unsigned h = (unsigned)r * 2654435761u;
+        places[r] = (int64_t)(h >> 29 & 3) % 3 << 32 | (int64_t)(h >> 13 & 1);
+    }
     for (int p = 1; p <= 1024; p++) {
         if (node_sweep_p(p)) {
-            sweep_p(p, node_of, p <= 64);
+            sweep_p(p, node_of, places, p <= 64);
         }
     }
     free(node_of);
+    free(places);
+}
+
+/* Places order a node's ranks for commutative ops only, and the node's
+ * lowest rank stays its leader when places are labelled by lowest rank
+ * (what coll_rabred_nodes.c learns): 8 ranks round-robin over 2 nodes, and
+ * over 2 sockets inside each (--map-by node, then socket). */
+static void test_places(void)
+{
+    int32_t node_of[8] = {0, 1, 0, 1, 0, 1, 0, 1};
+    int64_t places[8];
+    for (int r = 0; r < 8; r++) { /* lowest rank on the same node and socket */
+        int64_t label = r % 4;
+        places[r] = label << 32 | label;
+    }
+    rabred_nodes_t nodes = {2, node_of, places};
+    rabred_plan_args_t a = {8, 2, -1, 10, 1, 0, NULL, 0, &nodes};
+    rabred_node_layout_t l;
+    CHECK(RABRED_OK == rabred_node_layout(&l, &a) && 4 == l.nlocal && 0 == l.members[0] &&
+              4 == l.members[1] && 2 == l.members[2] && 6 == l.members[3] && 2 == l.local &&
+              0 == l.leaders[0] && 1 == l.leaders[1] && 3 == l.lane[1],
+          "commutative: node 0 is not ordered by socket (0 4 2 6)");
+    rabred_node_layout_free(&l);
+    a.commutative = 0;
+    CHECK(RABRED_OK == rabred_node_layout(&l, &a) && 2 == l.members[1] && 1 == l.local,
+          "non-commutative: places changed rank order");
+    rabred_node_layout_free(&l);
 }
 
 /* The restriction is real: on an interleaved map a non-commutative op
@@ -182,7 +219,7 @@ static void test_maps(void)
 static void test_order_restriction_is_real(void)
 {
     int32_t node_of[6] = {0, 1, 0, 1, 0, 1};
-    rabred_nodes_t nodes = {2, node_of};
+    rabred_nodes_t nodes = {2, node_of, NULL};
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
@@ -224,7 +261,7 @@ static void test_parse(void)
 static void test_layout(void)
 {
     int32_t node_of[7] = {4, 1, 4, 1, 4, 9, 1}; /* nodes {0,2,4} {1,3,6} {5} */
-    rabred_nodes_t nodes = {10, node_of};
+    rabred_nodes_t nodes = {10, node_of, NULL};
     rabred_plan_args_t a = {7, 3, -1, 10, 1, 0, NULL, 0, &nodes};
     rabred_node_layout_t l;
     CHECK(RABRED_OK == rabred_node_layout(&l, &a), "layout");
@@ -294,7 +331,7 @@ static void test_node_ports(void)
         cyclic[r] = r % 4;
         single[r] = r;
     }
-    rabred_nodes_t by_block = {4, block}, by_cyclic = {4, cyclic}, one_each = {8, single};
+    rabred_nodes_t by_block = {4, block, NULL}, by_cyclic = {4, cyclic, NULL}, one_each = {8, single, NULL};
     rabred_sim_model_t inter_bytes = {0, 0, 0, 1, 1, NULL, NULL, 0, 1};
     inter_bytes.nodes = &by_block;
     double lanes = sim_time("node_lanes", 8, &by_block, n, &inter_bytes);
@@ -306,7 +343,7 @@ static void test_node_ports(void)
     /* a node link four times a rank's (a leaf switch's uplinks): a message
      * alone still takes its rank's time, four at once share the link */
     int32_t pair[2] = {0, 1};
-    rabred_nodes_t two_nodes = {2, pair};
+    rabred_nodes_t two_nodes = {2, pair, NULL};
     rabred_sim_model_t wide = {0, 0, 0, 1, 1, NULL, &two_nodes, 0, 0.25, 1};
     double alone = sim_time("recursive_doubling", 2, &two_nodes, n, &wide);
     CHECK(fabs(alone - n) <= 1e-9 * n, "one message over a wide node link: %g, want n = %g",
@@ -350,6 +387,7 @@ int main(void)
     test_latency_overlaps();
     test_parse();
     test_layout();
+    test_places();
     test_view();
     test_order_restriction_is_real();
     test_node_ports();

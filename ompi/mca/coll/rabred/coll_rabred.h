@@ -143,6 +143,7 @@ typedef struct {
     int agreement;            /* do the ranks decide alike?  RABRED_SETTINGS_* */
     rabred_nodes_t nodes;     /* which ranks share a node (coll_rabred_nodes.c) */
     int32_t *node_of;         /* its storage; NULL: unknown, every rank its own node */
+    int64_t *place_of;        /* nodes.place_of's storage; NULL: sockets unknown */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);
@@ -154,10 +155,12 @@ mca_coll_base_module_t *mca_coll_rabred_comm_query(struct ompi_communicator_t *c
 
 /* The node map (coll_rabred_nodes.c): whether the set-up exchange carries
  * node labels (some rank has a peer off its node; alike on every rank),
- * this rank's slot of them (p words, zero but its own), and the map into
+ * this rank's slots of them (RABRED_NODE_LABEL_WORDS * p words, zero but
+ * its own: its node, then its socket and NUMA domain), and the map into
  * m->nodes from coll_rabred_node_map or the exchanged labels (NULL: one
  * node).  OMPI_SUCCESS or out of resource (m->node_of NULL: no map, every
  * rank its own node). */
+#define RABRED_NODE_LABEL_WORDS 2
 int mca_coll_rabred_node_labels_needed(struct ompi_communicator_t *comm);
 void mca_coll_rabred_node_labels_fill(struct ompi_communicator_t *comm, uint64_t *labels);
 int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,

@@ -57,6 +57,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     m->agreement = RABRED_SETTINGS_UNCHECKED;
     memset(&m->nodes, 0, sizeof(m->nodes));
     m->node_of = NULL;
+    m->place_of = NULL;
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -77,6 +78,7 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     rabred_prepared_fini(&m->spare);
     rabred_ready_plan_free(&m->internal);
     free(m->node_of);
+    free(m->place_of);
     for (int i = 0; i < 3; i++) {
         mca_coll_rabred_scratch_release(&m->scratch[i]);
     }

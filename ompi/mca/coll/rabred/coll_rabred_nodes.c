@@ -34,17 +34,17 @@
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/output.h"
 
-/* This rank's node label: the lowest rank of the communicator on its node. */
-static int32_t my_node_label(struct ompi_communicator_t *comm)
+/* The lowest rank of the communicator whose locality flags (relative to
+ * this rank) include all of `flags`; this rank when none below it does. */
+static int32_t lowest_sharing(struct ompi_communicator_t *comm, uint16_t flags)
 {
-    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    int me = ompi_comm_rank(comm);
     for (int r = 0; r < me; r++) {
         ompi_proc_t *proc = ompi_comm_peer_lookup(comm, r);
-        if (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) {
+        if (NULL != proc && flags == (proc->super.proc_flags & flags)) {
             return r;
         }
     }
-    (void)p;
     return me;
 }
 
@@ -53,10 +53,55 @@ int mca_coll_rabred_node_labels_needed(struct ompi_communicator_t *comm)
     return ompi_group_have_remote_peers(comm->c_local_group);
 }
 
+/* Slot r: rank r's node label, the lowest rank on its node.  Slot p + r:
+ * its place, the lowest rank on its node and socket (high word) and on
+ * its node, socket and NUMA domain (low word).  Open MPI sets the socket
+ * and NUMA flags only between processes bound inside those domains
+ * (hwloc); unbound, each rank is alone in both, and the map has no
+ * places (mca_coll_rabred_node_map). */
 void mca_coll_rabred_node_labels_fill(struct ompi_communicator_t *comm, uint64_t *labels)
 {
-    memset(labels, 0, (size_t)ompi_comm_size(comm) * sizeof(uint64_t));
-    labels[ompi_comm_rank(comm)] = (uint64_t)my_node_label(comm);
+    int p = ompi_comm_size(comm), me = ompi_comm_rank(comm);
+    const uint16_t socket = OPAL_PROC_ON_NODE | OPAL_PROC_ON_SOCKET;
+    memset(labels, 0, (size_t)RABRED_NODE_LABEL_WORDS * (size_t)p * sizeof(uint64_t));
+    labels[me] = (uint64_t)lowest_sharing(comm, OPAL_PROC_ON_NODE);
+    labels[p + me] = (uint64_t)lowest_sharing(comm, socket) << 32 |
+                     (uint64_t)lowest_sharing(comm, socket | OPAL_PROC_ON_NUMA);
+}
+
+/* Every rank's place from the exchanged vector, into m->place_of; none
+ * (NULL) when no two ranks share a socket: the runtime did not say, or one
+ * rank per socket, where the order inside a node does not matter. */
+static int places_from_runtime(mca_coll_rabred_module_t *m, int p, const uint64_t *labels)
+{
+    free(m->place_of);
+    m->place_of = NULL;
+    int shared = 0;
+    for (int r = 0; NULL != labels && r < p && !shared; r++) {
+        shared = (int64_t)(labels[p + r] >> 32) != r;
+    }
+    if (!shared) {
+        return OMPI_SUCCESS;
+    }
+    m->place_of = malloc((size_t)p * sizeof(int64_t));
+    if (NULL == m->place_of) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int r = 0; r < p; r++) {
+        m->place_of[r] = (int64_t)labels[p + r];
+    }
+    return OMPI_SUCCESS;
+}
+
+/* How many distinct sockets (high word) or domains (the whole place). */
+static int count_places(const int64_t *place_of, int p, int whole)
+{
+    int n = 0;
+    for (int r = 0; r < p; r++) { /* a place's label is its lowest rank */
+        int64_t label = whole ? (int64_t)r << 32 | r : (int64_t)r;
+        n += (whole ? place_of[r] : place_of[r] >> 32) == label;
+    }
+    return n;
 }
 
 /* Every rank's label from the exchanged vector (NULL: no rank has a peer
@@ -105,11 +150,17 @@ static void say_map(const mca_coll_rabred_module_t *m, struct ompi_communicator_
         hi = count[n] > hi ? count[n] : hi;
     }
     free(count);
+    char places[64] = "sockets unknown";
+    if (NULL != m->place_of) {
+        snprintf(places, sizeof(places), "%d sockets, %d NUMA domains",
+                 count_places(m->place_of, p, 0), count_places(m->place_of, p, 1));
+    }
     opal_output_verbose(level, mca_coll_rabred_component.output,
-                        "coll:rabred: %s: %d ranks on %d nodes (%d to %d per node, %s), from %s",
+                        "coll:rabred: %s: %d ranks on %d nodes (%d to %d per node, %s; %s), "
+                        "from %s",
                         comm->c_name, p, m->nodes.nnodes, lo, hi,
                         rabred_nodes_ordered(&m->nodes, p) ? "consecutive" : "interleaved",
-                        source);
+                        places, source);
 }
 
 int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicator_t *comm,
@@ -145,6 +196,12 @@ int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicat
     }
     free(scratch);
     m->nodes.node_of = m->node_of;
+    if (OMPI_SUCCESS != places_from_runtime(m, p, labels)) {
+        free(m->node_of);
+        m->node_of = NULL;
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    m->nodes.place_of = m->place_of;
     say_map(m, comm, given ? "coll_rabred_node_map" : "the runtime's locality", given ? 1 : 2);
     return OMPI_SUCCESS;
 }

@@ -6,8 +6,8 @@
  *
  * One allreduce with MAX over a vector of 64-bit words answers both
  * questions: the settings check's four digests (coll_rabred_agree.c) and,
- * when some rank has a peer on another node, the node labels, one slot
- * per rank (coll_rabred_nodes.c).  Its length depends only on what every
+ * when some rank has a peer on another node, the node labels, two slots
+ * per rank: its node, its socket and NUMA domain (coll_rabred_nodes.c).  Its length depends only on what every
  * rank sees alike (the communicator's size, and whether any rank is off
  * node), never on the settings being checked, so ranks that disagree still
  * exchange matching messages.
@@ -29,7 +29,8 @@ int mca_coll_rabred_setup_begin(mca_coll_rabred_module_t *m, struct ompi_communi
                                 mca_coll_rabred_setup_t *s)
 {
     int p = ompi_comm_size(comm);
-    s->count = RABRED_AGREE_DIGESTS + (mca_coll_rabred_node_labels_needed(comm) ? p : 0);
+    s->count = RABRED_AGREE_DIGESTS +
+               (mca_coll_rabred_node_labels_needed(comm) ? RABRED_NODE_LABEL_WORDS * p : 0);
     s->vec = malloc(2 * (size_t)s->count * sizeof(uint64_t));
     if (NULL == s->vec) {
         return OMPI_ERR_OUT_OF_RESOURCE;

@@ -74,9 +74,53 @@ static int renumber(const rabred_nodes_t *nodes, int p, int32_t *id, int32_t *se
     return n;
 }
 
-/* Ranks grouped by node, ascending inside a node: byrank[start[n] ..
+typedef struct {
+    int64_t place;
+    int32_t rank;
+} placed_rank_t;
+
+static int by_place(const void *a, const void *b)
+{
+    const placed_rank_t *x = a, *y = b;
+    if (x->place != y->place) {
+        return x->place < y->place ? -1 : 1;
+    }
+    return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The order in which group() takes ranks: ascending, or by (place, rank)
+ * when the op lets a node's ranks combine in any order and the places are
+ * known.  The node's lowest rank keeps the lowest place (places are
+ * labelled by lowest rank), so leaders do not change.  RABRED_OK or
+ * RABRED_ERR_NOMEM. */
+static int rank_order(const rabred_plan_args_t *a, int32_t *order)
+{
+    for (int r = 0; r < a->p; r++) {
+        order[r] = r;
+    }
+    if (!a->commutative || NULL == a->nodes || NULL == a->nodes->place_of) {
+        return RABRED_OK;
+    }
+    placed_rank_t *pr = malloc((size_t)a->p * sizeof(*pr));
+    if (NULL == pr) {
+        return RABRED_ERR_NOMEM;
+    }
+    for (int r = 0; r < a->p; r++) {
+        pr[r].place = a->nodes->place_of[r];
+        pr[r].rank = r;
+    }
+    qsort(pr, (size_t)a->p, sizeof(*pr), by_place);
+    for (int r = 0; r < a->p; r++) {
+        order[r] = pr[r].rank;
+    }
+    free(pr);
+    return RABRED_OK;
+}
+
+/* Ranks grouped by node, in `order` inside a node: byrank[start[n] ..
  * start[n + 1]) are node n's ranks. */
-static void group(const int32_t *id, int p, int nnodes, int32_t *start, int32_t *byrank)
+static void group(const int32_t *id, const int32_t *order, int p, int nnodes, int32_t *start,
+                  int32_t *byrank)
 {
     memset(start, 0, (size_t)(nnodes + 1) * sizeof(int32_t));
     for (int r = 0; r < p; r++) {
@@ -87,8 +131,8 @@ static void group(const int32_t *id, int p, int nnodes, int32_t *start, int32_t 
     }
     int32_t *fill = start + nnodes + 1; /* nnodes more slots after start */
     memcpy(fill, start, (size_t)nnodes * sizeof(int32_t));
-    for (int r = 0; r < p; r++) {
-        byrank[fill[id[r]]++] = r;
+    for (int k = 0; k < p; k++) {
+        byrank[fill[id[order[k]]]++] = order[k];
     }
 }
 
@@ -128,19 +172,23 @@ int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *a)
     if (!valid(a->nodes, p)) {
         return RABRED_ERR_ARG;
     }
-    /* scratch: id[p], seen[raw_nodes], start[2 * (raw_nodes + 1)], byrank[p] */
-    size_t words = 2 * (size_t)p + 3 * (size_t)raw_nodes + 2;
+    /* scratch: id[p], seen[raw_nodes], start[2 * (raw_nodes + 1)], byrank[p], order[p] */
+    size_t words = 3 * (size_t)p + 3 * (size_t)raw_nodes + 2;
     int32_t *scratch = malloc(words * sizeof(int32_t));
     if (NULL == scratch) {
         return RABRED_ERR_NOMEM;
     }
     int32_t *id = scratch, *seen = id + p, *start = seen + raw_nodes;
-    int32_t *byrank = start + 2 * (raw_nodes + 1);
+    int32_t *byrank = start + 2 * (raw_nodes + 1), *order = byrank + p;
     for (int n = 0; n < raw_nodes; n++) {
         seen[n] = -1;
     }
+    if (RABRED_OK != rank_order(a, order)) {
+        free(scratch);
+        return RABRED_ERR_NOMEM;
+    }
     l->nnodes = renumber(a->nodes, p, id, seen);
-    group(id, p, l->nnodes, start, byrank);
+    group(id, order, p, l->nnodes, start, byrank);
     l->members = malloc((size_t)p * sizeof(int32_t));
     l->lane = malloc((size_t)l->nnodes * sizeof(int32_t));
     l->leaders = malloc((size_t)l->nnodes * sizeof(int32_t));
@@ -223,7 +271,7 @@ int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes)
     for (int n = 0; n < p; n++) {
         seen[n] = -1;
     }
-    rabred_nodes_t raw = {p, node_of};
+    rabred_nodes_t raw = {p, node_of, NULL};
     *nnodes = renumber(&raw, p, node_of, seen); /* in place: each rank read before written */
     free(seen);
     return RABRED_OK;

@@ -16,7 +16,8 @@ typedef struct {
     int node, nnodes;  /* this rank's node (numbered by lowest rank), how many nodes */
     int local, nlocal; /* this rank's index among its node's ranks (ascending), how many */
     int lanes;         /* ranks on the smallest node: the lanes every node has */
-    int32_t *members;  /* nlocal: this node's ranks, ascending */
+    int32_t *members;  /* nlocal: this node's ranks, ascending (commutative ops with a
+                        * place_of: by (place, rank), rabred_nodes_t) */
     int32_t *lane;     /* nnodes: rank of local index `local` on every node (local < lanes) */
     int32_t *leaders;  /* nnodes: each node's lowest rank, in node order */
     int root_node, root_local; /* MPI_Reduce: the root's node and index there; else -1 */

@@ -124,10 +124,20 @@ typedef struct {
 /* Which ranks share a node (a host: shared memory between them, one
  * network link out), for the node-aware algorithms.  node_of[r] is rank
  * r's node, 0 <= node_of[r] < nnodes, every node used; any numbering
- * (builders number nodes by their lowest rank).  The same on every rank. */
+ * (builders number nodes by their lowest rank).  The same on every rank.
+ *
+ * place_of (p entries, or NULL: unknown) says where inside its node a rank
+ * runs: ranks with equal values share a socket and a NUMA domain, and
+ * ordering a node's ranks by (place, rank) puts the ranks of one socket,
+ * and of one NUMA domain in it, next to each other.  For commutative ops
+ * the node-aware plans order a node's ranks so (rabred_node_layout), and
+ * their intra-node rings and trees cross a socket boundary a few times
+ * instead of at every step under --map-by socket.  Positional
+ * initialisers that stop after node_of leave it NULL. */
 typedef struct {
     int nnodes;
     const int32_t *node_of; /* p entries */
+    const int64_t *place_of; /* p entries, or NULL */
 } rabred_nodes_t;
 
 /* What a builder is given.  root is -1 for allreduce.  Positional
