@@ -15,6 +15,7 @@
 
 #include "rabred_calibrate_fit.h"
 #include "rabred_recorded_cluster.h"
+#include "rabred_recorded_cluster_sf.h"
 #include "rabred_test.h"
 #include "select/rabred_model.h"
 
@@ -178,21 +179,48 @@ static void test_round_terms(void)
 
 /* ---- the recorded cluster ------------------------------------------------ */
 
-static rabred_model_t recorded_model(void)
+/* One recording: the link's per-size medians, the terms measured apart, and
+ * every algorithm forced (rabred_recorded_cluster.py writes them). */
+typedef struct {
+    const char *name;
+    int n;
+    const double *bytes, *oneway_us, *exchange_us, *repeated_us, *repeated_sf_us;
+    double reduce_mbs, copy_mbs, sync_us, peer_us, duplex;
+    const recorded_run_t *runs;
+    int nruns;
+} recording_t;
+
+/* Receive-first exchanges (before the executor's sends_first_bytes): every
+ * p from 2 to 16. */
+static const recording_t receive_first = {
+    "recorded cluster, receive first", NELEMS(recorded_bytes), recorded_bytes,
+    recorded_oneway_us, recorded_exchange_us, recorded_repeated_us, NULL, recorded_reduce_mbs,
+    recorded_copy_mbs, recorded_sync_us, recorded_peer_us, recorded_duplex, recorded_runs,
+    NELEMS(recorded_runs)};
+
+/* The executor of today (sends first from 64 KiB), p = 2, 3, 4, 5, 8, 13, 16. */
+static const recording_t sends_first = {
+    "recorded cluster, sends first", NELEMS(recorded_sf_bytes), recorded_sf_bytes,
+    recorded_sf_oneway_us, recorded_sf_exchange_us, recorded_sf_repeated_us,
+    recorded_sf_repeated_sf_us, recorded_sf_reduce_mbs, recorded_sf_copy_mbs,
+    recorded_sf_sync_us, recorded_sf_peer_us, recorded_sf_duplex, recorded_sf_runs,
+    NELEMS(recorded_sf_runs)};
+
+static rabred_model_t recorded_model(const recording_t *rec)
 {
-    rabred_cal_link_t m = {.n = NELEMS(recorded_bytes)};
+    rabred_cal_link_t m = {.n = rec->n};
     for (int i = 0; i < m.n; i++) {
-        m.bytes[i] = recorded_bytes[i];
-        m.oneway[i] = 1e-6 * recorded_oneway_us[i];
-        m.exchange[i] = 1e-6 * recorded_exchange_us[i];
-        m.repeated[i] = 1e-6 * recorded_repeated_us[i];
+        m.bytes[i] = rec->bytes[i];
+        m.oneway[i] = 1e-6 * rec->oneway_us[i];
+        m.exchange[i] = 1e-6 * rec->exchange_us[i];
+        m.repeated[i] = 1e-6 * rec->repeated_us[i];
+        m.repeated_sf[i] = NULL != rec->repeated_sf_us ? 1e-6 * rec->repeated_sf_us[i] : 0;
     }
     rabred_link_units_t link = rabred_default_inter;
-    CHECK(0 == rabred_cal_fit_link(&m, &link), "the recorded link is refused");
-    link.peer_us = recorded_peer_us;
-    link.duplex = recorded_duplex;
-    return rabred_model_make_copy(&link, recorded_reduce_mbs, recorded_sync_us,
-                                  recorded_copy_mbs);
+    CHECK(0 == rabred_cal_fit_link(&m, &link), "%s: the link is refused", rec->name);
+    link.peer_us = rec->peer_us;
+    link.duplex = rec->duplex;
+    return rabred_model_make_copy(&link, rec->reduce_mbs, rec->sync_us, rec->copy_mbs);
 }
 
 typedef struct {
@@ -202,10 +230,10 @@ typedef struct {
 } ranking_t;
 
 /* One (coll, p, bytes) cell: runs[first .. last). */
-static void rank_cell(rabred_pricebooks_t *books, const rabred_model_t *model, int first,
-                      int last, ranking_t *r)
+static void rank_cell(rabred_pricebooks_t *books, const rabred_model_t *model,
+                      const recorded_run_t *runs, int first, int last, ranking_t *r)
 {
-    const recorded_run_t *c = &recorded_runs[first];
+    const recorded_run_t *c = &runs[first];
     rabred_coll_t coll = 0 == strcmp(c->coll, "reduce") ? RABRED_COLL_REDUCE
                                                           : RABRED_COLL_ALLREDUCE;
     const rabred_pricebook_t *book;
@@ -214,26 +242,26 @@ static void rank_cell(rabred_pricebooks_t *books, const rabred_model_t *model, i
     CHECK(RABRED_OK == rabred_pricebooks_get(books, coll, c->p, 0, model, &book), "book");
     rabred_price_call_t call = {c->p, RABRED_COLL_REDUCE == coll ? 0 : -1, 1, c->bytes, 0};
     for (int i = first; i < last && i - first < 64; i++) {
-        const rabred_alg_t *alg = rabred_table_by_name(coll, recorded_runs[i].alg);
-        CHECK(NULL != alg, "no algorithm %s", recorded_runs[i].alg);
+        const rabred_alg_t *alg = rabred_table_by_name(coll, runs[i].alg);
+        CHECK(NULL != alg, "no algorithm %s", runs[i].alg);
         price[i - first] = -1;
         if (NULL != alg) {
             CHECK(RABRED_OK == rabred_model_price(book, alg, &call, &price[i - first]), "price");
         }
-        double us = recorded_runs[i].us, t = price[i - first];
+        double us = runs[i].us, t = price[i - first];
         if (us < best_us) {
             best_us = us;
-            best = recorded_runs[i].alg;
+            best = runs[i].alg;
         }
         if (t >= 0 && t < pick_price) {
             pick_price = t;
             pick_us = us;
-            pick = recorded_runs[i].alg;
+            pick = runs[i].alg;
         }
     }
     for (int i = first; i < last; i++) {
         for (int j = first; j < last; j++) {
-            double a = recorded_runs[i].us, b = recorded_runs[j].us;
+            double a = runs[i].us, b = runs[j].us;
             if (a < b / 1.25 && price[i - first] >= 0 && price[j - first] >= 0) {
                 r->pairs++;
                 r->agree += price[i - first] < price[j - first];
@@ -249,31 +277,59 @@ static void rank_cell(rabred_pricebooks_t *books, const rabred_model_t *model, i
     r->worst = pick_us / best_us > r->worst ? pick_us / best_us : r->worst;
 }
 
-static void test_recorded_ranking(void)
+/* How the model built from rec's calibration ranks rec's runs of `coll`
+ * (NULL: both), printed. */
+static ranking_t rank_recording(const recording_t *rec, const char *coll)
 {
-    rabred_model_t model = recorded_model();
+    rabred_model_t model = recorded_model(rec);
     rabred_pricebooks_t books;
     memset(&books, 0, sizeof(books));
     ranking_t r = {0, 0, 0, 0, 1};
-    int n = NELEMS(recorded_runs);
-    for (int first = 0; first < n;) {
+    for (int first = 0; first < rec->nruns;) {
+        const recorded_run_t *f = &rec->runs[first];
         int last = first + 1;
-        while (last < n && 0 == strcmp(recorded_runs[last].coll, recorded_runs[first].coll) &&
-               recorded_runs[last].p == recorded_runs[first].p &&
-               recorded_runs[last].bytes == recorded_runs[first].bytes) {
+        while (last < rec->nruns && 0 == strcmp(rec->runs[last].coll, f->coll) &&
+               rec->runs[last].p == f->p && rec->runs[last].bytes == f->bytes) {
             last++;
         }
-        rank_cell(&books, &model, first, last, &r);
+        if (NULL == coll || 0 == strcmp(coll, f->coll)) {
+            rank_cell(&books, &model, rec->runs, first, last, &r);
+        }
         first = last;
     }
     rabred_pricebooks_free(&books);
-    double agree = (double)r.agree / (double)r.pairs;
-    printf("recorded cluster: %ld of %ld pairs measured 1.25x apart ordered alike (%.0f%%); "
-           "the model's pick within 1.15x of the measured best in %d of %d cells, worst %.2fx\n",
-           r.agree, r.pairs, 100 * agree, r.near_best, r.cells, r.worst);
-    CHECK(r.pairs > 1000 && agree >= RECORDED_MIN_AGREE, "ranking agreement %.3f", agree);
-    CHECK(r.near_best >= RECORDED_MIN_NEAR_BEST * r.cells, "picks near the best: %d of %d",
-          r.near_best, r.cells);
+    printf("%s, %s: %ld of %ld pairs measured 1.25x apart ordered alike (%.0f%%); the model's "
+           "pick within 1.15x of the measured best in %d of %d cells, worst %.2fx\n",
+           rec->name, NULL != coll ? coll : "both", r.agree, r.pairs,
+           100.0 * (double)r.agree / (double)(r.pairs > 0 ? r.pairs : 1), r.near_best, r.cells,
+           r.worst);
+    return r;
+}
+
+static void check_ranking(const recording_t *rec, const ranking_t *r, long min_pairs)
+{
+    double agree = (double)r->agree / (double)(r->pairs > 0 ? r->pairs : 1);
+    CHECK(r->pairs > min_pairs && agree >= RECORDED_MIN_AGREE, "%s: ranking agreement %.3f",
+          rec->name, agree);
+    CHECK(r->near_best >= RECORDED_MIN_NEAR_BEST * r->cells, "%s: picks near the best: %d of %d",
+          rec->name, r->near_best, r->cells);
+}
+
+static void test_recorded_ranking(void)
+{
+    ranking_t both = rank_recording(&receive_first, NULL);
+    check_ranking(&receive_first, &both, 1000);
+    /* Today's executor: MPI_Allreduce is held to the same standard.  For
+     * MPI_Reduce, priced by the ranks' average time, the model misses a
+     * sender's release: a send returns once its bytes are in the
+     * transport's buffer (TCP's socket buffer here: a binomial leaf's
+     * 1 MiB send returns in 0.27 ms against 88 ms on the wire), so it
+     * prices trees' leaves at the wire's time and picks exchange plans
+     * where binomial is best (18 of 28 cells, 1.18-1.67x).  Printed, not
+     * held, until the model has that term. */
+    ranking_t allreduce = rank_recording(&sends_first, "allreduce");
+    check_ranking(&sends_first, &allreduce, 300);
+    (void)rank_recording(&sends_first, "reduce");
 }
 
 /* A transport whose receive-first exchanges serialise from 64 KiB (3x

@@ -93,13 +93,13 @@ static int places_from_runtime(mca_coll_rabred_module_t *m, int p, const uint64_
     return OMPI_SUCCESS;
 }
 
-/* How many distinct sockets (high word) or domains (the whole place). */
-static int count_places(const int64_t *place_of, int p, int whole)
+/* How many sockets (the high words) or NUMA domains (the low words):
+ * each is labelled by its lowest rank, so count the ranks that are. */
+static int count_places(const int64_t *place_of, int p, int numa)
 {
     int n = 0;
-    for (int r = 0; r < p; r++) { /* a place's label is its lowest rank */
-        int64_t label = whole ? (int64_t)r << 32 | r : (int64_t)r;
-        n += (whole ? place_of[r] : place_of[r] >> 32) == label;
+    for (int r = 0; r < p; r++) {
+        n += (numa ? place_of[r] & 0xffffffff : place_of[r] >> 32) == r;
     }
     return n;
 }
