@@ -294,10 +294,11 @@ static int64_t sends_first_len_for(const rabred_alg_t *alg, int p, int64_t count
     rabred_ready_plan_t r;
     memset(&r, 0, sizeof(r));
     rabred_plan_args_t args = {p, 1, -1, count, 1, 0, NULL, 0, NULL};
-    rabred_elements_t e = {8, 16, 1, bytes};
+    rabred_elements_t e = {8, 16, bytes};
     int64_t len = -1;
     if (RABRED_OK == rabred_ready_plan_build(&r, alg, &args, &e)) {
-        CHECK(8 == r.elements.type_size && 16 == r.elements.extent && r.elements.plain,
+        CHECK(8 == r.elements.type_size && 16 == r.elements.extent &&
+                  bytes == r.elements.sends_first_bytes,
               "the ready plan lost its elements");
         len = r.sends_first_len;
     }
@@ -324,7 +325,7 @@ static void test_sends_first_len(void)
     memset(&r, 0, sizeof(r));
     rabred_plan_args_t args = {4, 1, -1, 1000, 1, 0, NULL, 0, NULL};
     CHECK(RABRED_OK == rabred_ready_plan_build(&r, rd, &args, NULL) && 0 == r.sends_first_len &&
-              0 == r.elements.type_size && 0 == r.elements.plain,
+              0 == r.elements.type_size && 0 == r.elements.extent,
           "a plan built without elements has element facts");
     rabred_ready_plan_free(&r);
 }

@@ -280,8 +280,9 @@ int mca_coll_rabred_settings_check(mca_coll_rabred_module_t *m, struct ompi_comm
 
 /* rabred's own small exchanges (the arrival estimate's gaps, the settings
  * check's digests; coll_rabred_exec.c, below both): an allreduce with MAX
- * of `count` elements of dtype, in place in `vec` (`tmp`: scratch of as
- * many), by recursive doubling through the executor, with the module's
+ * of `count` elements of dtype, an 8-byte predefined type (uint64_t or
+ * double; else OMPI_ERR_BAD_PARAM), in place in `vec` (`tmp`: scratch of
+ * as many), by recursive doubling through the executor, with the module's
  * internal plan. */
 int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *tmp, int count,
                                   struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm);

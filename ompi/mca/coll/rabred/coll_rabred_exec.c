@@ -280,7 +280,11 @@ void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_pla
     x->sched = &ready->schedule;
     x->bufs = *bufs;
     x->extent = (ptrdiff_t)ready->elements.extent;
-    x->plain = ready->elements.plain ? (size_t)ready->elements.type_size : 0;
+    /* memcpy for a predefined type whose elements are contiguous */
+    x->plain = opal_datatype_is_predefined(&dtype->super) &&
+                       ready->elements.type_size == ready->elements.extent
+                   ? (size_t)ready->elements.type_size
+                   : 0;
     x->dtype = dtype;
     x->op = op;
     x->tag = tag;
@@ -324,8 +328,7 @@ int mca_coll_rabred_internal_plan(mca_coll_rabred_module_t *m, int count,
     if (count != m->internal_count) { /* prepared once per size (set-up, then gaps) */
         rabred_plan_args_t args = {ompi_comm_size(comm), ompi_comm_rank(comm), -1, count, 1, 0,
                                    NULL, 1, NULL}; /* vec is INPUT and ACC */
-        rabred_elements_t elements = {sizeof(uint64_t), sizeof(uint64_t), 1,
-                                      m->sends_first_bytes};
+        rabred_elements_t elements = {sizeof(uint64_t), sizeof(uint64_t), m->sends_first_bytes};
         int rc = rabred_ready_plan_build(&m->internal, &rabred_alg_allreduce_recursive_doubling,
                                          &args, &elements);
         m->internal_count = RABRED_OK == rc ? count : -1;
@@ -347,6 +350,11 @@ int mca_coll_rabred_allreduce_max(mca_coll_rabred_module_t *m, void *vec, void *
                                   struct ompi_datatype_t *dtype, struct ompi_communicator_t *comm)
 {
     const rabred_ready_plan_t *ready;
+    size_t size = 0;
+    ompi_datatype_type_size(dtype, &size);
+    if (sizeof(uint64_t) != size) { /* the internal plan's elements are 8 bytes */
+        return OMPI_ERR_BAD_PARAM;
+    }
     int rc = mca_coll_rabred_internal_plan(m, count, comm, &ready);
     if (OMPI_SUCCESS != rc) {
         return rc;

@@ -202,16 +202,14 @@ static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(c->dtype, &lb, &extent);
-    int64_t size = type_size(c->dtype);
-    int plain = opal_datatype_is_predefined(&c->dtype->super) && size == (int64_t)extent;
     rabred_call_key_t key = {
         .coll = c->coll,
         .flags = (ompi_op_is_commute(c->op) ? RABRED_KEY_COMMUTATIVE : 0) |
-                 (c->in_place ? RABRED_KEY_IN_PLACE : 0) | (plain ? RABRED_KEY_PLAIN : 0),
+                 (c->in_place ? RABRED_KEY_IN_PLACE : 0),
         .root = c->root,
         .generation = (uint64_t)mca_coll_rabred_generation() << 32 | m->generation,
         .count = c->count,
-        .type_size = size,
+        .type_size = type_size(c->dtype),
         .extent = extent,
     };
     return key;
@@ -221,8 +219,7 @@ static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_
 static rabred_elements_t elements_of(const mca_coll_rabred_module_t *m,
                                      const rabred_call_key_t *key)
 {
-    rabred_elements_t e = {key->type_size, key->extent, 0 != (key->flags & RABRED_KEY_PLAIN),
-                           m->sends_first_bytes};
+    rabred_elements_t e = {key->type_size, key->extent, m->sends_first_bytes};
     return e;
 }
 

@@ -196,9 +196,12 @@ int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicat
     }
     free(scratch);
     m->nodes.node_of = m->node_of;
-    if (OMPI_SUCCESS != places_from_runtime(m, p, labels)) {
+    /* a given map says nothing of sockets: the runtime's places, labelled
+     * by the real hosts' lowest ranks, would move its nodes' leaders */
+    if (OMPI_SUCCESS != places_from_runtime(m, p, given ? NULL : labels)) {
         free(m->node_of);
         m->node_of = NULL;
+        memset(&m->nodes, 0, sizeof(m->nodes));
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     m->nodes.place_of = m->place_of;

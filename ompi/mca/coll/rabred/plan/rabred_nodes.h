@@ -19,7 +19,8 @@ typedef struct {
     int32_t *members;  /* nlocal: this node's ranks, ascending (commutative ops with a
                         * place_of: by (place, rank), rabred_nodes_t) */
     int32_t *lane;     /* nnodes: rank of local index `local` on every node (local < lanes) */
-    int32_t *leaders;  /* nnodes: each node's lowest rank, in node order */
+    int32_t *leaders;  /* nnodes: each node's first member (its lowest rank, also with
+                        * the runtime's places, rabred_nodes_t), in node order */
     int root_node, root_local; /* MPI_Reduce: the root's node and index there; else -1 */
     /* 1 when every node's ranks are consecutive (block placement): combining
      * inside nodes, then across nodes in node order, is rank order */

@@ -166,7 +166,7 @@ static int64_t sends_first_len(const rabred_schedule_t *s, const rabred_elements
 int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
                             const rabred_plan_args_t *args, const rabred_elements_t *elements)
 {
-    static const rabred_elements_t none = {0, 0, 0, 0};
+    static const rabred_elements_t none = {0, 0, 0};
     r->alg = NULL;
     int rc = rabred_plan_build(alg->build, args, &r->plan);
     if (RABRED_OK == rc) {

@@ -32,10 +32,7 @@
 #include "plan/rabred_schedule.h"
 #include "select/rabred_select.h"
 
-/* RABRED_KEY_PLAIN: a predefined type whose elements are contiguous
- * (size == extent), copied with memcpy; a derived type of the same size
- * and extent is another call. */
-enum { RABRED_KEY_COMMUTATIVE = 1, RABRED_KEY_IN_PLACE = 2, RABRED_KEY_PLAIN = 4 };
+enum { RABRED_KEY_COMMUTATIVE = 1, RABRED_KEY_IN_PLACE = 2 };
 
 typedef struct {
     int32_t coll;
@@ -49,11 +46,13 @@ typedef struct {
 } rabred_call_key_t;
 
 /* How a call's elements move, fixed by its key: what the executor would
- * otherwise ask the datatype on every call. */
+ * otherwise ask the datatype on every call.  Whether copies may be memcpy
+ * is not among them: ranks may pass different datatypes of one signature
+ * (MPI_INT on one, a duplicate of it on another), which must find the
+ * same prepared call, so the executor tests the datatype itself (a flag). */
 typedef struct {
     int64_t type_size;        /* bytes of data per element */
     int64_t extent;           /* bytes from one element to the next */
-    int plain;                /* a contiguous predefined type: copies are memcpy */
     double sends_first_bytes; /* the link's post order (coll_rabred_exec.c's post()) */
 } rabred_elements_t;
 
