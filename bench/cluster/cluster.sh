@@ -382,12 +382,13 @@ cmd_run() {
     # shellcheck source=scripts/component-args.sh
     . "$here/../../scripts/component-args.sh"
 
-    local caller_sets_coll=no caller_sets_btl=no np=0 prev='' a
+    local caller_sets_coll=no caller_sets_btl=no caller_binds=no np=0 prev='' a
     for a in "$@"; do
         if [ "$prev" = "--mca" ] || [ "$prev" = "-mca" ]; then
             [ "$a" = coll ] && caller_sets_coll=yes
             [ "$a" = btl ] && caller_sets_btl=yes
         fi
+        [ "$a" = --bind-to ] && caller_binds=yes
         if [ "$prev" = "-np" ] || [ "$prev" = "-n" ] || [ "$prev" = "--np" ]; then
             np=$a
         fi
@@ -402,10 +403,11 @@ cmd_run() {
         --mca plm_rsh_no_tree_spawn 1
         --mca oob_tcp_if_include "$SUBNET"
         --mca btl_tcp_if_include "$SUBNET"
-        "${rabred_component_args[@]}"
-        # All "hosts" share the same cores: each daemon would bind its first
-        # rank to core 0, so two hosts would fight over one core.
-        --bind-to none)
+        "${rabred_component_args[@]}")
+    # All "hosts" share the same cores: each daemon would bind its first
+    # rank to core 0, so two hosts would fight over one core.  A caller
+    # that names a binding keeps it (Open MPI 5 refuses two --bind-to).
+    [ "$caller_binds" = no ] && args+=(--bind-to none)
     # shellcheck disable=SC2054  # "tcp,self" is one argument
     [ "$caller_sets_btl" = no ] && args+=(--mca btl tcp,self)
     [ "$caller_sets_coll" = no ] && args+=(--mca coll "${RABRED_COLL:-rabred,basic,libnbc}")
