@@ -15,7 +15,9 @@
  *   ping-pong and same-peer MPI_Sendrecv (one started in step, and back
  *   to back) at sizes from 8 B up, giving
  *   latency, bandwidth, the one-way and repeat factors and the eager/rendezvous switch
- *   (tools/rabred_calibrate_fit.h); the ranks not measuring sleep;
+ *   (tools/rabred_calibrate_fit.h); then one message of the largest size,
+ *   timed at MPI_Send's return and at its last byte's arrival: the send
+ *   buffer, what was left when the send returned; the ranks not measuring sleep;
  *   the reduction and a copy: MPI_Reduce_local and memcpy of 1 MiB of
  *   doubles on every rank at once (ranks that share cores share them here
  *   too), the slowest rank;
@@ -97,6 +99,9 @@ typedef struct {
     rabred_link_units_t fit;
     int fitted;
     int inv_bytes;            /* the invalidation measurement: size, */
+    int buffer_bytes;         /* the send buffer's measurement: size, */
+    double buffer_t[2];       /* MPI_Send's return and the last byte's arrival (medians, s) */
+    double buffer_spread;
     double inv_t[4];          /* seconds to reduce into memory after a peer read it, into
                                * the rank's own; to copy over it, over the rank's own */
 } link_t;
@@ -274,6 +279,42 @@ static void measure_invalidate(const link_t *l, char *buf, char *buf2, int bytes
     }
 }
 
+/* The send buffer: after a barrier of the pair, rank a sends `bytes` once
+ * and times MPI_Send's return and the 0-byte reply that b sends once the
+ * message is in; less the reply's one-way time (`reply_s`) that is when
+ * the last byte was in.  On rank a: the buffer of each sample
+ * (rabred_cal_send_buffer_bytes) into *buffer (median) and *spread, and
+ * t = {return, arrival}, medians. */
+static void measure_send_buffer(const link_t *l, char *buf, char *buf2, int bytes, int samples,
+                                double reply_s, double *buffer, double *spread, double t[2])
+{
+    double x[SAMPLES], y[SAMPLES], b[SAMPLES];
+    int me;
+    MPI_Comm_rank(l->pair, &me);
+    for (int s = 0; s < samples; s++) {
+        memset(buf, s, (size_t)bytes);
+        MPI_Barrier(l->pair);
+        if (0 == me) {
+            double t0 = MPI_Wtime();
+            MPI_Send(buf, bytes, MPI_BYTE, 1, TAG, l->pair);
+            x[s] = MPI_Wtime() - t0;
+            MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG, l->pair, MPI_STATUS_IGNORE);
+            y[s] = MPI_Wtime() - t0 - reply_s;
+            b[s] = rabred_cal_send_buffer_bytes(&l->fit, bytes, x[s], y[s]);
+        } else {
+            MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, l->pair, MPI_STATUS_IGNORE);
+            MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, l->pair);
+        }
+    }
+    if (0 == me) {
+        stat_t sb = stats(b, samples);
+        *buffer = sb.median;
+        *spread = sb.spread;
+        t[0] = stats(x, samples).median;
+        t[1] = stats(y, samples).median;
+    }
+}
+
 /* Every rank waits here until every rank arrived, sleeping between tests:
  * ranks that wait for a pair's measurement must not take the cores the
  * pair runs on (nodes with more ranks than cores; with a core each it
@@ -290,6 +331,29 @@ static void quiet_barrier(void)
             nanosleep(&nap, NULL);
         }
     }
+}
+
+/* The link's send buffer, from the largest size (a buffer can only be
+ * seen below the message's size): 3 samples where one message takes
+ * over 50 ms, else SAMPLES. */
+static void measure_link_buffer(link_t *l, char *buf, char *buf2, int max_bytes)
+{
+    double t[2] = {0, 0}, got[2] = {0, 0};
+    progress("send buffer");
+    if (MPI_COMM_NULL != l->pair && l->fitted) {
+        double one_way = 1e-6 * l->fit.alpha_us * l->fit.oneway_alpha +
+                         max_bytes * l->fit.oneway_beta * 1e-6 / l->fit.mbs;
+        measure_send_buffer(l, buf, buf2, max_bytes, one_way > 0.05 ? 3 : SAMPLES,
+                            l->m.oneway[0], &got[0], &got[1], t);
+    }
+    quiet_barrier();
+    MPI_Bcast(t, 2, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+    MPI_Bcast(got, 2, MPI_DOUBLE, l->a, MPI_COMM_WORLD);
+    g_progress_done += 1;
+    l->buffer_bytes = max_bytes;
+    memcpy(l->buffer_t, t, sizeof(t));
+    l->buffer_spread = got[1];
+    l->fit.send_buffer_bytes = l->fitted ? got[0] : 0;
 }
 
 /* Every rank calls this; the pair measures, the others wait (asleep). */
@@ -337,6 +401,7 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
     l->fit.overwrite_mbs = l->fitted ? rabred_cal_invalidate_mbs(inv_bytes, t[2], t[3]) : 0;
     l->inv_bytes = inv_bytes;
     memcpy(l->inv_t, t, sizeof(t));
+    measure_link_buffer(l, buf, buf2, max_bytes);
 }
 
 /* ---- the terms every rank takes part in --------------------------------- */
@@ -474,6 +539,7 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_invalidate_mbs = %.6g\n", l->name, u->invalidate_mbs);
     fprintf(f, "coll_rabred_%s_overwrite_mbs = %.6g\n", l->name, u->overwrite_mbs);
     fprintf(f, "coll_rabred_%s_repeat = %.4g\n", l->name, u->repeat);
+    fprintf(f, "coll_rabred_%s_send_buffer_bytes = %.0f\n", l->name, u->send_buffer_bytes);
 }
 
 /* Open MPI's list of parameter files as this run has it (MPI_T), so that
@@ -555,6 +621,10 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->repeat);
     fprintf(f, "| `coll_rabred_%s_sends_first_bytes` | %.0f | | from this size on, back-to-back exchanges posted send-first take under 0.9x receive-first ones (0: never) |\n",
             l->name, u->sends_first_bytes);
+    fprintf(f, "| `coll_rabred_%s_send_buffer_bytes` | %.0f | %.0f%% | MPI_Send of %d bytes returned after %.4g ms, its last byte was in after %.4g ms: what was left then%s |\n",
+            l->name, u->send_buffer_bytes, 100 * l->buffer_spread, l->buffer_bytes,
+            1e3 * l->buffer_t[0], 1e3 * l->buffer_t[1],
+            u->send_buffer_bytes >= l->buffer_bytes ? " (all of it: the buffer holds at least that)" : "");
 }
 
 static int write_summary(const char *path, const result_t *r)
@@ -744,7 +814,8 @@ int main(int argc, char **argv)
     for (int b = 8; b <= max_bytes; b *= 2) {
         sizes++;
     }
-    g_progress_total = 4 + (g_size >= 4) + (g_size >= 5) + (r.link[0].a >= 0) + (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
+    g_progress_total = 4 + (g_size >= 4) + (g_size >= 5) + 2 * (r.link[0].a >= 0) +
+                       2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;
     for (int k = 0; k < 2; k++) {
         if (r.link[k].a >= 0) {

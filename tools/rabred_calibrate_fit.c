@@ -221,3 +221,16 @@ double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s
     }
     return 1e-6 * bytes / (after_read_s - own_s);
 }
+
+double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes,
+                                    double returned_s, double delivered_s)
+{
+    double per_byte = fit->mbs > 0 ? fit->oneway_beta * 1e-6 / fit->mbs : 0;
+    double latency = 1e-6 * fit->alpha_us * fit->oneway_alpha;
+    double left_s = delivered_s - returned_s - latency;
+    if (!(per_byte > 0) || !(returned_s >= 0) || !(delivered_s > 0) || !(left_s > 0)) {
+        return 0;
+    }
+    double left = left_s / per_byte;
+    return left < bytes ? left : bytes;
+}

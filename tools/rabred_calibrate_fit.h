@@ -107,4 +107,15 @@ double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_
  * - own_s) when the first is more than 10 % slower, else 0 (no cost). */
 double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s);
 
+/* The send buffer (bytes) of a link fitted as `fit`: a one-way message of
+ * `bytes` whose MPI_Send returned after `returned_s` and whose last byte
+ * was in after `delivered_s` (both from the send's start).  What was left
+ * when the send returned took the rest: the one-way latency, then the
+ * left bytes at the one-way time per byte.  Between 0 and `bytes` (a
+ * send that returned at once shows only that the buffer holds at least
+ * `bytes`); 0 when the times say nothing (not positive, or returned
+ * after delivered). */
+double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes,
+                                    double returned_s, double delivered_s);
+
 #endif /* RABRED_CALIBRATE_FIT_H */

@@ -6,7 +6,8 @@
 CALIBRATION.md: a rabred-calibrate report whose inter-node per-size table has
 the four columns one-way, exchange, back to back, back to back send first
 (microseconds).  PARAMS.conf: the parameter file the forced runs used; the
-terms measured apart (reduce, copy, sync, peer, duplex) come from it.
+terms measured apart (reduce, copy, sync, peer, duplex, send buffer) come
+from it.
 SUMMARY.csv: bench/compare/compare.sh summaries; every rabred algorithm forced
 (rabred:NAME, not auto, flat or profile, nor the arrival-aware and node-aware
 ones, which the balanced one-rank-per-host decision never runs) gives one run,
@@ -24,7 +25,8 @@ TERMS = [("recorded_reduce_mbs", "coll_rabred_reduce_mbs"),
          ("recorded_copy_mbs", "coll_rabred_copy_mbs"),
          ("recorded_sync_us", "coll_rabred_round_sync_us"),
          ("recorded_peer_us", "coll_rabred_inter_peer_us"),
-         ("recorded_duplex", "coll_rabred_inter_duplex")]
+         ("recorded_duplex", "coll_rabred_inter_duplex"),
+         ("recorded_send_buffer_bytes", "coll_rabred_inter_send_buffer_bytes")]
 
 
 def link_table(path):

@@ -81,6 +81,11 @@ static void init_models(void)
     models[4] = (rabred_model_t)RABRED_TEST_MODEL(50e-6, 0.05e-9, 0.02e-9, 0.55, 0.45);
     models[5] = (rabred_model_t)RABRED_TEST_MODEL(0.05e-6, 2e-9, 0.2e-9, 0.8, 0.5);
     models[6] = (rabred_model_t)RABRED_TEST_MODEL(0.05e-6, 0.1e-9, 3e-9, 0.4, 0.7);
+    /* send buffers free a rank from its last sends early, never the
+     * last receiver: an allreduce's completion time, and so every price,
+     * stays as it is */
+    models[1].send_buffer = 1.3 * 1048576;
+    models[5].send_buffer = 1000;
 }
 
 static double price_of(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
@@ -173,6 +178,7 @@ static void check_call(const rabred_alg_t *alg, int index, int p, int64_t n, int
         sim_models[k].gamma = models[k].gamma;
         sim_models[k].f_alpha = models[k].f_alpha;
         sim_models[k].f_beta = models[k].f_beta;
+        sim_models[k].send_buffer = models[k].send_buffer;
     }
     rabred_sim_call_t call = {alg->build, p, -1, n, commutative, 0, 0, 1, NULL, NULL};
     int rc = rabred_simulate_models(&call, sim_models, NMODELS, res);

@@ -22,7 +22,11 @@
  *    forms still charge: not checked;
  *  - pipeline's form assumes the chain ends at the root: root 0 with a
  *    commutative op, root p-1 with a non-commutative one only;
- *  - rabenseifner is not allowed below count p': its price says so (< 0).
+ *  - rabenseifner is not allowed below count p': its price says so (< 0);
+ *  - binary_blocks below count p' with a send buffer: a rank whose window
+ *    empties before the gather leaves, in the simulator, when its last
+ *    halving send is buffered; the price keeps it to the halving's end.
+ *    Each such gap is under the call's bytes' time: count beta allowed.
  * The other five (binomial, rabenseifner, linear, binary_tree,
  * binary_blocks) are exact at every call checked.  Each price must also
  * be cheap at large p (O(p), no allocation): evaluated at p = 4096..65537.
@@ -35,7 +39,7 @@
 #include "rabred_test.h"
 #include "plan/rabred_toolkit.h"
 
-#define NMODELS 6
+#define NMODELS 9
 #define LARGE_COUNT (((int64_t)3 << 31) + 7)
 
 static rabred_model_t models[NMODELS];
@@ -68,6 +72,13 @@ static void models_init(void)
     models[3] = random_model(1e3, 1, 1);                           /* alpha dominates */
     models[4] = random_model(1e-3, 1e3, 1);                        /* beta dominates */
     models[5] = random_model(1e-3, 1, 1e3);                        /* gamma dominates */
+    /* senders released early by a send buffer (rabred_price_released) */
+    models[6] = models[1];
+    models[6].send_buffer = 1.3 * 1048576; /* TCP's socket buffer (rabred-calibrate) */
+    models[7] = random_model(1, 1, 1);
+    models[7].send_buffer = pow(10, uniform(1, 6));
+    models[8] = random_model(1e-3, 1e3, 1);
+    models[8].send_buffer = pow(10, uniform(1, 6));
 }
 
 /* The pipeline's segment count for seg bytes per segment (its builder's). */
@@ -97,6 +108,10 @@ static double slack(const rabred_alg_t *alg, const rabred_price_call_t *c, const
         }
         return c->bytes % nseg ? (double)(c->p + nseg) * per_byte : 0.0;
     }
+    if (0 == strcmp(alg->name, "binary_blocks") && m->send_buffer > 0 &&
+        c->bytes < rabred_pof2_floor(c->p)) {
+        return (double)c->bytes * m->beta * (m->f_beta > 1 ? m->f_beta : 1);
+    }
     return 0.0;
 }
 
@@ -119,6 +134,7 @@ static void check_call(const rabred_alg_t *alg, int p, int root, int commutative
         sm[k].gamma = models[k].gamma;
         sm[k].f_alpha = models[k].f_alpha;
         sm[k].f_beta = models[k].f_beta;
+        sm[k].send_buffer = models[k].send_buffer;
     }
     rabred_sim_call_t call = {alg->build, p, root, count, commutative, 0, seg, 1, NULL, NULL};
     int rc = rabred_simulate_models(&call, sm, NMODELS, res);

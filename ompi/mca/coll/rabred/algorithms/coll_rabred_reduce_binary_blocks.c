@@ -79,7 +79,8 @@ typedef struct {
     int64_t special[31]; /* block b's position of grid block e; -1: e = 0 */
     int run_base[31];    /* block b's special runs: runs[run_base[b] + idx] */
     run_t runs[64];
-    double special_done[31]; /* its sender's round ends */
+    double special_end[31];  /* its sender's round ends */
+    double special_done[31]; /* its sender leaves (rabred_price_released) */
     int64_t cached[31];      /* member_ready's last position per block */
     double cached_ready[31];
     int root_block;
@@ -158,11 +159,14 @@ static double member_ready(blocks_price_t *bp, int b, int64_t q)
 }
 
 /* When the sender at position Q of block b+1 is done with its round of
- * pieces to block b (it posts them when ready: member_ready). */
-static double sender_done(blocks_price_t *bp, int b, int64_t Q)
+ * pieces to block b (it posts them when ready: member_ready): they match
+ * at once and leave back to back.  `leaving`: the round is its last, and
+ * it leaves when its send buffer holds the rest (rabred_price_released);
+ * else when the last piece is in. */
+static double sender_done(blocks_price_t *bp, int b, int64_t Q, int leaving)
 {
     if (is_special(bp, b, Q)) {
-        return bp->special_done[b];
+        return leaving ? bp->special_done[b] : bp->special_end[b];
     }
     int kappa = bp->lg[b] - bp->lg[b + 1];
     int64_t q = Q << kappa;
@@ -172,7 +176,8 @@ static double sender_done(blocks_price_t *bp, int b, int64_t Q)
         return sent;
     }
     double pieces = (double)((int64_t)1 << kappa) * rabred_price_one_way(bp->m, len);
-    return (sent > own ? sent : own) + pieces;
+    double matched = sent > own ? sent : own;
+    return leaving ? rabred_price_released(bp->m, matched, matched + pieces) : matched + pieces;
 }
 
 /* The same halving time as halving_done, summed step by step.  The
@@ -201,7 +206,7 @@ static void special_init(blocks_price_t *bp, int b, int next_run)
     int lg = bp->lg[b], kappa = lg - bp->lg[b + 1], order[32];
     int64_t start[32];
     double ready[32], len[32];
-    double sent = member_ready(bp, b + 1, bp->special[b] >> kappa), end = 0.0;
+    double sent = member_ready(bp, b + 1, bp->special[b] >> kappa), end = 0.0, done = sent;
     bp->run_base[b] = next_run;
     for (int idx = 0; idx <= kappa; idx++) {
         int64_t q = bp->special[b] ^ (idx < kappa ? (int64_t)1 << (kappa - 1 - idx) : 0);
@@ -223,9 +228,14 @@ static void special_init(blocks_price_t *bp, int b, int next_run)
         r->x = rabred_price_one_way(bp->m, len[idx]);
         r->base = ready[idx] > end ? ready[idx] : end;
         int64_t size = idx < kappa ? (int64_t)1 << (kappa - 1 - idx) : 1;
-        end = len[idx] > 0 ? r->base + (double)size * r->x : end;
+        if (len[idx] > 0) {
+            end = r->base + (double)size * r->x;
+            double left = rabred_price_released(bp->m, ready[idx], end);
+            done = left > done ? left : done;
+        }
     }
-    bp->special_done[b] = end > sent ? end : sent;
+    bp->special_end[b] = end > sent ? end : sent;
+    bp->special_done[b] = done;
 }
 
 static void blocks_price_init(blocks_price_t *bp, const rabred_price_call_t *c,
@@ -303,17 +313,17 @@ static double price(const rabred_price_call_t *c, const rabred_model_t *m)
     double sum = 0.0;
     for (int b = 1; b < bp.nblocks; b++) {
         for (int64_t q = 0; q < (int64_t)1 << bp.lg[b]; q++) {
-            sum += b == bp.root_block && q == bp.root_pos ? 0.0 : sender_done(&bp, b - 1, q);
+            sum += b == bp.root_block && q == bp.root_pos ? 0.0 : sender_done(&bp, b - 1, q, 1);
         }
     }
     gather_state_t state = {&bp, 0 != bp.root_block, 0.0, 0.0};
     if (state.outside) {
-        double posted = sender_done(&bp, bp.root_block - 1, bp.root_pos);
+        double posted = sender_done(&bp, bp.root_block - 1, bp.root_pos, 0);
         double sent = member_ready(&bp, 0, 0);
-        state.root_in = (sent > posted ? sent : posted) +
-                        rabred_price_one_way(m, window_len(&bp, 0, 0));
+        double matched = sent > posted ? sent : posted;
+        state.root_in = matched + rabred_price_one_way(m, window_len(&bp, 0, 0));
         state.root_ready = member_ready(&bp, bp.root_block, bp.root_pos);
-        sum += state.root_in; /* rank 0 */
+        sum += rabred_price_released(m, matched, state.root_in); /* rank 0 */
     }
     rabred_gather_price_t g = {m, &bp.h.grid, state.outside ? 0 : (int)bp.root_pos, gather_state,
                                &state, 0.0};

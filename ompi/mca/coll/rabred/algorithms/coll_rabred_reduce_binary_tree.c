@@ -48,13 +48,17 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
  * tree rank (`mark`) below it. */
 typedef struct {
     double c, g;
+    double buffered; /* what a sender leaves in its send buffer (rabred_price_buffered) */
     double sum;
     int mark;
     double mark_done;
 } tree_walk_t;
 
-static void finished(tree_walk_t *w, int t, double done)
+/* Tree rank t's message to its parent ends at `end`: it started when it
+ * matched, so t leaves `buffered` before. */
+static void finished(tree_walk_t *w, int t, double end)
 {
+    double done = end - w->buffered;
     w->sum += done;
     w->mark_done = t == w->mark ? done : w->mark_done;
 }
@@ -88,18 +92,22 @@ static double subtree(tree_walk_t *w, int lo, int m)
  * when it has reduced.  A non-commutative op with root != 0 adds the
  * forward: tree rank 0 sends the result at T(p), when the root (tree rank
  * root, done with its own part long before) waits for it, so both finish
- * at T(p) + c.  Exact; nothing is sent when n = 0. */
+ * at T(p) + c, less what tree rank 0's send buffer holds for it.
+ * Every message starts when it matches, so each sender leaves
+ * rabred_price_buffered before its message ends.  Exact; nothing is sent
+ * when n = 0. */
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
     double n = (double)c->bytes;
     int forward = !c->commutative && 0 != c->root;
-    tree_walk_t w = {rabred_price_one_way(m, n), n * m->gamma, 0.0, c->root, 0.0};
+    tree_walk_t w = {rabred_price_one_way(m, n), n * m->gamma, rabred_price_buffered(m, n), 0.0,
+                     c->root, 0.0};
     if (0 == c->bytes) {
         return 0.0;
     }
     double top = subtree(&w, 0, c->p);
     if (forward) {
-        return (w.sum - w.mark_done + 2 * (top + w.c)) / c->p;
+        return (w.sum - w.mark_done + 2 * (top + w.c) - w.buffered) / c->p;
     }
     return (w.sum + top) / c->p;
 }

@@ -197,9 +197,11 @@ typedef struct {
  * children kid[0..take) (ready times, in readiness order), posted at
  * `post`.  The vectors share the top's incoming port, first come first
  * served (ties go by send order; all cost c, so the finish times are the
- * same set either way); each child leaves when its vector is in.  Returns
- * when the round's messages are done. */
-static double price_round(const subtree_t *kid, int take, double post, double c, double *sum)
+ * same set either way); each child leaves when its send buffer holds the
+ * rest of its vector (rabred_price_released).  Returns when the round's
+ * messages are done. */
+static double price_round(const rabred_model_t *m, const subtree_t *kid, int take, double post,
+                          double c, double *sum)
 {
     double ready[3], end = post;
     for (int k = 0; k < take; k++) { /* sort by ready time, take <= 3 */
@@ -210,8 +212,9 @@ static double price_round(const subtree_t *kid, int take, double post, double c,
         ready[j] = kid[k].ready;
     }
     for (int k = 0; k < take; k++) {
-        end = (ready[k] > end ? ready[k] : end) + c;
-        *sum += end;
+        double matched = ready[k] > post ? ready[k] : post;
+        end = (matched > end ? matched : end) + c;
+        *sum += rabred_price_released(m, matched, end);
     }
     return end;
 }
@@ -223,7 +226,8 @@ static double price_round(const subtree_t *kid, int take, double post, double c,
  * round is posted at once when its receive buffers are not the operands of
  * those reductions (rabred_plan_can_post_early), else after them.  The
  * send to the parent goes after the last reduction. */
-static subtree_t price_top(const subtree_t *kid, const int *h, int n, double c, double g)
+static subtree_t price_top(const rabred_model_t *m, const subtree_t *kid, const int *h, int n,
+                           double c, double g)
 {
     enum { TMP = 1, TMP2 = 2 }; /* the receive buffers that are reduced from */
     subtree_t top = {0.0, 0.0};
@@ -239,7 +243,7 @@ static subtree_t price_top(const subtree_t *kid, const int *h, int n, double c, 
             post = 0 != (bufs & used) ? cpu : post; /* not posted early */
             used = bufs;
         }
-        double done = price_round(kid + i, take, post, c, &top.sum);
+        double done = price_round(m, kid + i, take, post, c, &top.sum);
         post = done > cpu ? done : cpu;
         cpu = post + take * g;
     }
@@ -250,14 +254,15 @@ static subtree_t price_top(const subtree_t *kid, const int *h, int n, double c, 
 /* The commutative tree of m tree ranks: the subtree of a child c spans
  * [c, c + size), itself such a tree of `size` ranks, so with full[i] the
  * tree of 2^i ranks only the last child of each level recurses: O(lg^2 p). */
-static subtree_t price_tree(int m, const subtree_t *full, double c, double g)
+static subtree_t price_tree(const rabred_model_t *model, int m, const subtree_t *full, double c,
+                            double g)
 {
     subtree_t kid[32];
     int h[32], n = 0;
     double below = 0.0;
     for (int i = 0; (1 << i) < m; i++) {
         int bit = 1 << i, size = m - bit < bit ? m - bit : bit, hk = rabred_log2_ceil(size);
-        subtree_t sub = size == bit ? full[i] : price_tree(size, full, c, g);
+        subtree_t sub = size == bit ? full[i] : price_tree(model, size, full, c, g);
         int j = n++;
         for (; j > 0 && h[j - 1] > hk; j--) { /* tree_children's readiness order */
             kid[j] = kid[j - 1];
@@ -267,7 +272,7 @@ static subtree_t price_tree(int m, const subtree_t *full, double c, double g)
         h[j] = hk;
         below += sub.sum;
     }
-    subtree_t top = n > 0 ? price_top(kid, h, n, c, g) : (subtree_t){0.0, 0.0};
+    subtree_t top = n > 0 ? price_top(model, kid, h, n, c, g) : (subtree_t){0.0, 0.0};
     top.sum += below;
     return top;
 }
@@ -282,7 +287,9 @@ static subtree_t price_tree(int m, const subtree_t *full, double c, double g)
  *    is done at L (c + g), L = ceil(lg p).  The sum of v(t) over t < p is
  *    the sum over j >= 1 of (p-1) / 2^j.  A root != 0 posts its receive of
  *    the result when its own part has left, before L (c + g), so it and
- *    rank 0 both end at L (c + g) + c.
+ *    rank 0 both end at L (c + g) + c.  Each message starts when it
+ *    matches, so a sender leaves rabred_price_buffered earlier than its
+ *    message ends (rank 0 too, after its forward).
  *  - Commutative: each top takes its children in gather_commutative's
  *    rounds (price_top) over the tree of ranks relative to the root, the
  *    same for every root.
@@ -297,16 +304,16 @@ static double price(const rabred_price_call_t *call, const rabred_model_t *m)
     if (call->commutative) {
         subtree_t full[32];
         for (int i = 0; (1 << i) <= p; i++) {
-            full[i] = price_tree(1 << i, full, c, g);
+            full[i] = price_tree(m, 1 << i, full, c, g);
         }
-        subtree_t all = price_tree(p, full, c, g);
+        subtree_t all = price_tree(m, p, full, c, g);
         return (all.sum + all.ready) / p;
     }
     double v = 0.0;
     for (int j = 1; (1 << j) <= p - 1; j++) {
         v += (p - 1) >> j;
     }
-    double sum = v * (c + g) + (p - 1) * c + lg * (c + g);
+    double sum = v * (c + g) + (p - 1) * (c - rabred_price_buffered(m, n)) + lg * (c + g);
     if (0 != call->root) { /* the forward: the root and rank 0 leave at L (c + g) + c */
         int low = rabred_log2_floor(call->root & -call->root);
         sum += (lg - low) * (c + g) + c;

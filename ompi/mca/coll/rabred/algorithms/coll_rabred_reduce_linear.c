@@ -27,14 +27,16 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
  * the one before (its receive buffer is the reduction's operand), so the
  * k-th sender leaves at (k-1) (x + g) + x, g = n gamma, and the root at
  * (p-1) (x + g).  The mean over ranks: (p-1) (x/p + (x + g)/2), whatever
- * the root.  Exact; nothing is sent when n = 0. */
+ * the root.  Each message starts when it matches, so a sender leaves
+ * rabred_price_buffered earlier than its message ends.  Exact; nothing is
+ * sent when n = 0. */
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
     double n = (double)c->bytes, x = rabred_price_one_way(m, n), g = n * m->gamma;
     if (0 == c->bytes) {
         return 0.0;
     }
-    return (c->p - 1) * (x / c->p + (x + g) / 2);
+    return (c->p - 1) * ((x - rabred_price_buffered(m, n)) / c->p + (x + g) / 2);
 }
 
 const rabred_alg_t rabred_alg_reduce_linear = {

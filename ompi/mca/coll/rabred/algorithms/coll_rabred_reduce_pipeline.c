@@ -222,7 +222,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
  * priced by the average elapsed time: chain member h = 0..p-2 leaves after
  * (S-1+h) steps of x + r and its last transfer, the root after p-2+S
  * steps.  At p = 2 the root takes one segment ahead of its reductions, so
- * the sender leaves at the root's pace from the third segment on. */
+ * the sender leaves at the root's pace from the third segment on.  Every
+ * last transfer starts when it matches (its sender posts it when the one
+ * before is in), so a sender leaves rabred_price_buffered before it
+ * ends. */
 static double price(const rabred_price_call_t *c, const rabred_model_t *m)
 {
     double p = c->p; /* (p-1)(p-2) overflows an int from p = 46343 */
@@ -235,14 +238,14 @@ static double price(const rabred_price_call_t *c, const rabred_model_t *m)
     double segs = (double)(nseg < RABRED_PIPELINE_MAX_SEGMENTS ? nseg
                                                                 : RABRED_PIPELINE_MAX_SEGMENTS);
     double seg = (double)c->bytes / segs, xfer = rabred_price_one_way(m, seg);
-    double reduce = seg * m->gamma;
+    double reduce = seg * m->gamma, buffered = rabred_price_buffered(m, seg);
     if (2 == p) {
         double hi = xfer > reduce ? xfer : reduce;
         double sender = segs < 2 ? xfer : 2 * xfer + (segs - 2) * hi;
-        return (sender + xfer + reduce + (segs - 1) * hi) / 2;
+        return (sender - buffered + xfer + reduce + (segs - 1) * hi) / 2;
     }
     double steps = (p - 1) * (segs - 1) + (p - 1) * (p - 2) / 2.0 + (p - 2 + segs);
-    return (steps * (xfer + reduce) + (p - 1) * xfer) / p;
+    return (steps * (xfer + reduce) + (p - 1) * (xfer - buffered)) / p;
 }
 
 const rabred_alg_t rabred_alg_reduce_pipeline = {

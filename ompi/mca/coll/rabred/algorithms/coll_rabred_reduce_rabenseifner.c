@@ -60,7 +60,8 @@ typedef struct {
  * reduces floor(n/2), the odd one ceil(n/2); the extra sends its half,
  * one-way, once reduced, and leaves.  The proxy has posted that receive at
  * x (it touches nothing it reduces) and starts the halving when the half is
- * in and its own reduction done.  Usually the odd member is the extra, done
+ * in and its own reduction done; the extra leaves rabred_price_buffered
+ * before its half is in.  Usually the odd member is the extra, done
  * at x + ceil(n/2) (gamma + f_beta beta) + f_alpha alpha, when its proxy
  * starts; a root at an odd rank < 2r stays in its pair, whose even member
  * sends floor(n/2) instead, and both are done earlier than the other
@@ -70,11 +71,12 @@ static fold_price_t fold_price(const rabred_price_call_t *c, const rabred_model_
     double hi = (double)(c->bytes - c->bytes / 2), lo = (double)(c->bytes / 2);
     double x = rabred_price_exchange(m, hi);
     double odd_extra = x + hi * m->gamma + rabred_price_one_way(m, hi);
-    fold_price_t f = {rem > 0 ? odd_extra : 0.0, rem * odd_extra};
+    double odd_leaves = odd_extra - rabred_price_buffered(m, hi);
+    fold_price_t f = {rem > 0 ? odd_extra : 0.0, rem * odd_leaves};
     if (c->root < 2 * rem && 1 == c->root % 2) {
         double even_extra = x + lo * m->gamma + rabred_price_one_way(m, lo);
         double own = x + hi * m->gamma; /* the root's own reduction */
-        f.extras += even_extra - odd_extra;
+        f.extras += even_extra - rabred_price_buffered(m, lo) - odd_leaves;
         if (1 == rem) { /* the only pair */
             f.start = even_extra > own ? even_extra : own;
         }

@@ -45,6 +45,9 @@ typedef struct {
     double beta_rank; /* two levels: seconds per byte of one rank's message between
                        * nodes alone, when the node's link is wider than a rank's
                        * (rabred_link_units_t.rank_mbs); 0: the link's beta */
+    double send_buffer; /* bytes a sender may leave behind: its send is done once all
+                         * but this many of what its port still has to move have left
+                         * (a TCP socket's buffer; an eager copy); 0: at the end */
     double aggregate; /* seconds per byte that all ranks together move in one round
                        * (1 / the aggregate bandwidth of the nodes or fabric, below the
                        * sum of the links': shared CPUs doing the transport's work, a
@@ -66,6 +69,25 @@ typedef double (*rabred_price_fn)(const rabred_price_call_t *call, const rabred_
 static inline double rabred_price_one_way(const rabred_model_t *m, double bytes)
 {
     return m->f_alpha * m->alpha + bytes * m->f_beta * m->beta;
+}
+
+/* When the sender of a one-way message is free of it (the simulator's
+ * sender_released): the message matched at `matched` (both ends posted)
+ * and ends at `end`; its sender leaves once all but send_buffer bytes
+ * have left, but not before the match and the latency. */
+static inline double rabred_price_released(const rabred_model_t *m, double matched, double end)
+{
+    double buffered = m->send_buffer * m->f_beta * m->beta;
+    double floor = matched + m->f_alpha * m->alpha;
+    return buffered <= 0 ? end : end - buffered > floor ? end - buffered : floor;
+}
+
+/* The same for a one-way message that starts when it matches (no port is busy):
+ * what the sender saves against the message's end. */
+static inline double rabred_price_buffered(const rabred_model_t *m, double bytes)
+{
+    double held = bytes < m->send_buffer ? bytes : m->send_buffer;
+    return held > 0 ? held * m->f_beta * m->beta : 0.0;
 }
 
 /* A message of `bytes` each way between two peers. */

@@ -42,7 +42,8 @@ static inline double rabred_grid_len(const rabred_grid_t *g, int64_t first, int6
 /* A round in which two peers send each other a and b bytes: an exchange
  * when both are there, one-way when only one is (the simulator drops
  * empty messages, and a send is one-way when nothing comes back from that
- * peer), nothing when neither is. */
+ * peer), nothing when neither is.  Not a rank's last round: its sends are
+ * done when their messages are (rabred_price_released). */
 static inline double rabred_price_swap(const rabred_model_t *m, double a, double b)
 {
     double most = a > b ? a : b;
@@ -134,7 +135,9 @@ static inline double rabred_halving_time(const rabred_halving_price_t *h, int64_
  * round reduces), each later one when the message before is in and its own
  * reductions are over (`cpu`); a sender posts its send at `cpu`.  A message
  * starts when both have posted (ports are free: each moves one at a time)
- * and is one-way; an empty one is dropped, and the round is then instant.
+ * and is one-way; its sender leaves when its send buffer holds the rest
+ * (rabred_price_released); an empty one is dropped, and the round is then
+ * instant.
  * `state` gives a member's done and cpu by its position. */
 typedef struct rabred_gather_price {
     const rabred_model_t *m;
@@ -157,9 +160,9 @@ static inline double rabred_gather_price(rabred_gather_price_t *g, int a, int h)
         double ready = rabred_gather_price(g, child, t);
         double len = rabred_grid_len(g->grid, (int64_t)(((child ^ g->root_pos) >> t) << t),
                                      (int64_t)1 << t);
-        double end = len > 0 ? (ready > post ? ready : post) + rabred_price_one_way(g->m, len)
-                             : post;
-        g->sum += len > 0 ? end : ready;
+        double matched = ready > post ? ready : post;
+        double end = len > 0 ? matched + rabred_price_one_way(g->m, len) : post;
+        g->sum += len > 0 ? rabred_price_released(g->m, matched, end) : ready;
         post = end > cpu ? end : cpu;
     }
     return post;

@@ -279,8 +279,15 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     rabred_arrival_t arrival = rabred_estimate_arrival(e, model, type_size);
     rabred_sim_call_t sc = {alg->build, call->p, -1, call->count, call->commutative,
                             0, seg_count, 1, &arrival, NULL};
-    rabred_sim_model_t sm = {model->alpha, model->beta * ts, model->gamma * ts,
-                             model->f_alpha, model->f_beta, e->acting, NULL, 0, 0, 0, 0};
+    rabred_sim_model_t sm;
+    rabred_sim_model_default(&sm);
+    sm.alpha = model->alpha;
+    sm.beta = model->beta * ts; /* per element of type_size bytes */
+    sm.gamma = model->gamma * ts;
+    sm.f_alpha = model->f_alpha;
+    sm.f_beta = model->f_beta;
+    sm.arrival = e->acting;
+    sm.send_buffer = model->send_buffer / ts;
     rabred_sim_result_t res;
     int rc = rabred_simulate(&sc, &sm, &res);
     if (RABRED_OK != rc) {

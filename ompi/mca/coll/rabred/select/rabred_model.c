@@ -13,11 +13,11 @@ const rabred_link_units_t rabred_default_intra = {
     .alpha_us = 0.38, .mbs = 10200, .oneway_alpha = 0.87, .oneway_beta = 1.07,
     .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
     .invalidate_mbs = 5240, .overwrite_mbs = 12100, .repeat = 1.21, .peer_us = 0,
-    .duplex = 1, .aggregate_mbs = 0};
+    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2150};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
     .eager_bytes = 8192, .rndv_us = 3.0, .rndv_oneway_us = 3.0, .peer_us = 0, .repeat = 1,
-    .duplex = 1, .aggregate_mbs = 0};
+    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 8192};
 
 rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double reduce_mbs,
                                       double round_sync_us, double copy_mbs)
@@ -48,6 +48,7 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .duplex = link->duplex > 1 ? link->duplex : 1,
         .aggregate = link->aggregate_mbs > 0 ? 1e-6 / link->aggregate_mbs : 0,
         .beta_rank = link->rank_mbs > 0 ? 1e-6 / link->rank_mbs : 0,
+        .send_buffer = link->send_buffer_bytes > 0 ? link->send_buffer_bytes : 0,
     };
     return m;
 }
@@ -70,7 +71,9 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
     out->gamma = bytes_on * m->gamma;
     out->f_alpha = m->f_alpha;
     out->f_beta = m->f_beta;
+    out->send_buffer = local->send_buffer; /* bytes: plans of one-byte elements */
     if (NULL != book->node_of) {
+        out->inter_send_buffer = m->send_buffer;
         out->nodes = &book->nodes;
         out->inter_alpha = alpha_on * m->alpha;
         out->inter_beta = bytes_on * m->beta;
@@ -92,6 +95,22 @@ static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_
     rabred_sim_result_t res;
     int rc = rabred_simulate(&call, model, &res);
     *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
+/* The same under two models, the plans built once (rabred_simulate_models). */
+static int simulate_pair(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                         int64_t seg_bytes, const rabred_sim_model_t *a,
+                         const rabred_sim_model_t *b, double *ta, double *tb)
+{
+    int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
+    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
+                              a->nodes};
+    rabred_sim_model_t models[2] = {*a, *b};
+    rabred_sim_result_t res[2];
+    int rc = rabred_simulate_models(&call, models, 2, res);
+    *ta = RABRED_OK == rc && res[0].ok ? rabred_model_metric(&res[0], alg->coll) : -1.0;
+    *tb = RABRED_OK == rc && res[1].ok ? rabred_model_metric(&res[1], alg->coll) : -1.0;
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
@@ -140,6 +159,88 @@ static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1
     }
 }
 
+/* The largest saving a send buffer can bring, in seconds: its bytes'
+ * time on its link. */
+static double buffer_time(const rabred_model_t *m)
+{
+    return m->send_buffer * m->f_beta * (m->beta > m->beta_rank ? m->beta : m->beta_rank);
+}
+
+/* Is some link's send buffer worth pricing?  A buffer saves at most its
+ * bytes' time (buffer_time); below the link's latency that is inside what
+ * the model can tell apart (an RDMA fabric's eager copy of 8 KiB: 0.8 us
+ * against 2 us), above it a tree's leaves leave much earlier (TCP's
+ * 1.27 MB at 100 Mbit/s: 110 ms). */
+static int buffers_matter(const rabred_pricebook_t *book)
+{
+    const rabred_model_t *inter = &book->model;
+    int two_level = NULL != book->node_of;
+    return buffer_time(inter) > inter->alpha ||
+           (two_level && buffer_time(&book->intra) > book->intra.alpha);
+}
+
+/* MPI_Reduce with send buffers: the saving curve of rabred_price_t,
+ * sampled where it bends.  A rank's saving is min(its buffer, what its
+ * last message still had to move), which bends where that message (a
+ * vector, a block of n/2^k or n/p, or one queued behind others at a
+ * node's port) matches the buffer: from n = B/16 to p B (B the larger
+ * buffer; every last message is n/p or more, so beyond it all of them
+ * outgrow their buffers and the saving stays), at sizes 2x apart, so that a power-of-two share of the vector
+ * bends at a sample; and at the smallest even size, 2 p p', where the
+ * saving is mostly the latencies a leaving rank's message queued behind.
+ * Each sample is the difference of two simulations, without and with
+ * buffers, so the fit's own error (at small sizes) stays out of it. */
+static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
+                       rabred_price_t *out)
+{
+    int p = book->p;
+    rabred_sim_model_t buffered, plain;
+    sim_model(book, 1.0, 1.0, &buffered);
+    plain = buffered;
+    plain.send_buffer = plain.inter_send_buffer = 0.0;
+    double most = buffered.send_buffer > buffered.inter_send_buffer ? buffered.send_buffer
+                                                                     : buffered.inter_send_buffer;
+    int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
+    int64_t first = (int64_t)(most / 16) / unit * unit;
+    int rc = RABRED_OK;
+    out->nsaving = 0;
+    for (int64_t n = unit; out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
+         n = n < first ? first : 2 * n) {
+        double with = -1, without = -1;
+        rc = simulate_pair(alg, p, commutative, n, book->seg_bytes, &buffered, &plain, &with,
+                           &without);
+        if (with < 0 || without < 0) {
+            out->ok = 0;
+            return rc;
+        }
+        out->saving_bytes[out->nsaving] = (double)n;
+        out->saving[out->nsaving++] = without - with;
+        if ((double)n >= (double)p * most) {
+            break;
+        }
+    }
+    return rc;
+}
+
+/* The saving at n bytes: 0 without samples; the first below the first
+ * sample (sizes under 2 p p', where latencies dominate); linear between
+ * samples; the last beyond (every leaving rank saves its whole buffer). */
+static double saving_at(const rabred_price_t *price, int64_t bytes)
+{
+    double n = (double)bytes;
+    if (0 == price->nsaving || n <= price->saving_bytes[0]) {
+        return 0 == price->nsaving ? 0.0 : price->saving[0];
+    }
+    for (int k = 1; k < price->nsaving; k++) {
+        double lo = price->saving_bytes[k - 1], hi = price->saving_bytes[k];
+        if (n <= hi) {
+            double w = (n - lo) / (hi - lo);
+            return (1 - w) * price->saving[k - 1] + w * price->saving[k];
+        }
+    }
+    return price->saving[price->nsaving - 1];
+}
+
 /* RABRED_OK (priced, or left unpriced alike on every rank) or
  * RABRED_ERR_NOMEM. */
 static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
@@ -163,6 +264,7 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     rabred_sim_model_t alpha_only, full;
     sim_model(book, 1.0, 0.0, &alpha_only);
     sim_model(book, 1.0, 1.0, &full);
+    full.send_buffer = full.inter_send_buffer = 0.0; /* the buffers: fit_buffers */
     /* alpha part at the smallest even size: one segment per block */
     int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
     double t0 = -1, t1 = -1, t2 = -1;
@@ -174,6 +276,9 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
         rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, &t2);
     }
     fit(out, t0, t1, t2, n1, n2);
+    if (RABRED_OK == rc && out->ok && RABRED_COLL_REDUCE == alg->coll && buffers_matter(book)) {
+        rc = fit_buffers(alg, book, commutative, out);
+    }
     return rc;
 }
 
@@ -253,7 +358,7 @@ double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t
         rabred_price_call_t call = {book->p, root, commutative ? 1 : 0, bytes, book->seg_bytes};
         return price->closed->price(&call, &book->model);
     }
-    return price->fixed + price->per_byte * (double)bytes;
+    return price->fixed + price->per_byte * (double)bytes - saving_at(price, bytes);
 }
 
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
@@ -271,7 +376,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->peer == b->peer && a->rndv == b->rndv && a->rndv_oneway == b->rndv_oneway &&
            a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv &&
            a->beta_overwrite == b->beta_overwrite && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
-           a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat;
+           a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
+           a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer;
 }
 
 /* Does b price a communicator with this node map (NULL: none) and intra link? */

@@ -14,7 +14,8 @@
  * the first call on a communicator of 4096 ranks is priced in microseconds
  * (bench/rabred_bench --first-call).  An algorithm without a closed form
  * is priced by the simulator instead: its time at three sizes, fitted as
- * fixed + per_byte * n (exact for n a multiple of 2 p p'), about 10 ms per
+ * fixed + per_byte * n (exact for n a multiple of 2 p p'; MPI_Reduce with
+ * send buffers less a sampled saving, rabred_price_t), about 10 ms per
  * algorithm at p = 64, O(p^2) for O(p)-round plans, and skipped where
  * that would cost more than SIM_BUDGET.
  *
@@ -55,6 +56,9 @@ typedef struct {
     double rank_mbs;     /* between nodes: what one rank's message alone moves when the
                           * node's link is wider than a rank's (a leaf switch's uplinks
                           * shared by its hosts); 0: the link's mbs */
+    double send_buffer_bytes; /* what a sender may leave behind: its send is done once
+                               * all but this many bytes have left (a TCP socket's
+                               * send buffer, an eager copy); 0: when all have */
     double sends_first_bytes; /* not a price: from this message size a step posts its
                                * sends before its receives, where the transport
                                * serialises an exchange posted receive-first (0: never) */
@@ -71,8 +75,12 @@ typedef struct {
  * 100 Mbit/s TCP cluster's own values are bench/profiles/emulated-100mbit.conf.
  * Between nodes, the terms a well-provisioned RDMA fabric does not show
  * (sync, peer, repeat, duplex, invalidate, aggregate, a slower eager
- * path) are off.  Every machine is different: rabred-calibrate measures
- * yours. */
+ * path) are off, and a send is free once copied when it is eager (the
+ * send buffer is the eager limit) and when its data is read otherwise.
+ * Within a node the send buffer is the median of calibrate-20261127b's
+ * three runs (0-2990 bytes: over vader's single copy a 4 MiB send
+ * returns when the receiver has it).  Every machine is
+ * different: rabred-calibrate measures yours. */
 extern const rabred_link_units_t rabred_default_intra, rabred_default_inter;
 #define RABRED_DEFAULT_REDUCE_MBS 24400.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
 #define RABRED_DEFAULT_ROUND_SYNC_US 0.0  /* ranks in step: a core each */
@@ -89,10 +97,20 @@ rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double re
 
 
 
+#define RABRED_SAVING_POINTS 24
+
 typedef struct {
     int ok; /* 0: not priced (the decision skips it) */
     double fixed;    /* seconds */
     double per_byte; /* seconds per byte of n */
+    /* MPI_Reduce with send buffers (rabred_model_t.send_buffer): a rank
+     * that leaves after a send is free before its message is in, by what
+     * its buffer held of it; the price is the line above less that saving
+     * (seconds, over the ranks' average), sampled at nsaving sizes,
+     * increasing, linear between them (no samples: no saving). */
+    int nsaving;
+    double saving_bytes[RABRED_SAVING_POINTS];
+    double saving[RABRED_SAVING_POINTS];
     const rabred_alg_t *closed; /* priced by its closed form instead */
 } rabred_price_t;
 

@@ -215,6 +215,7 @@ typedef struct {
     int64_t reduced; /* the current round's reduced elements */
     int64_t last_len[2]; /* last received and sent */
     int32_t nxfer;       /* the current round's transfers */
+    int32_t last_xfer_round; /* its plan's last round with messages (-1: none) */
     int early;           /* the current round's CW_EARLY */
 } simrank_t;
 
@@ -629,6 +630,17 @@ static double node_ports(sim_t *s, const msg_t *msg, double start, double fa, do
     return wire + fa * m->inter_alpha;
 }
 
+/* When a sender is free of a message that ends at `end`: once the bytes
+ * its port still has to move (this message's, and any queued before it)
+ * fit in the send buffer (`buffered`: that buffer's bytes' time), but not
+ * before `matched` (the message matched, plus its latency).  Without a
+ * buffer, at the end. */
+static inline double sender_released(double matched, double end, double buffered)
+{
+    double released = end - buffered;
+    return buffered <= 0 ? end : released > matched ? released : matched;
+}
+
 /* One message ends: deliver it, and move on the ranks it completes. */
 static void finish_message(sim_t *s, event_t e)
 {
@@ -641,18 +653,28 @@ static void finish_message(sim_t *s, event_t e)
     start = dst->in_free > start ? dst->in_free : start;
     double latency = fa * s->model->alpha;
     double end = start + latency + fb * s->model->beta * (double)msg->len;
+    double buffered = s->model->send_buffer * fb * s->model->beta;
     if (NULL != s->node_free && s->model->nodes->node_of[msg->src] !=
                                     s->model->nodes->node_of[msg->dst]) {
-        latency = fa * s->model->inter_alpha;
+        const rabred_sim_model_t *m = s->model;
+        latency = fa * m->inter_alpha;
         end = node_ports(s, msg, start, fa, fb);
+        buffered = m->inter_send_buffer * fb *
+                   (m->inter_rank_beta > m->inter_beta ? m->inter_rank_beta : m->inter_beta);
     }
     src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency : end;
+    /* the send buffer frees a sender from its last round with messages
+     * only: it leaves the call then, where mid-call its next round would
+     * wait for this port or for a peer anyway */
+    double released = src->round == src->last_xfer_round
+                          ? sender_released(e.ready + latency, end, buffered)
+                          : end;
     if (s->with_data) {
         s->ctx.rc = rabred_sim_data_deliver(s->data, msg->dst, msg->recv_xfer, e.msg);
     }
     msg->next = s->freemsg; /* the slot is free again */
     s->freemsg = e.msg;
-    src->done = end > src->done ? end : src->done;
+    src->done = released > src->done ? released : src->done;
     dst->done = end > dst->done ? end : dst->done;
     if (0 == --src->pending && RABRED_OK == s->ctx.rc) {
         round_done(s, ends[0]);
@@ -677,7 +699,7 @@ static void next_stamp(sim_t *s)
 static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
 {
     int64_t reduced = 0, last_len[2] = {0, 0}; /* the engine's registers */
-    int32_t used = 0;
+    int32_t used = 0, last_xfer_round = -1;
     int alias = rabred_sim_input_is_acc(s->ctx.call, rank);
     for (int k = 0; k < plan->nrounds && RABRED_OK == s->ctx.rc; k++) {
         const rabred_round_t *rd = &plan->rounds[k];
@@ -688,6 +710,7 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
             return;
         }
         next_stamp(s);
+        last_xfer_round = rd->nxfer > 0 ? k : last_xfer_round;
         for (int a = 0; a < rd->nxfer; a++) {
             s->seen[xs[a].peer] = RABRED_XFER_RECV == xs[a].dir ? s->stamp : s->seen[xs[a].peer];
         }
@@ -722,6 +745,7 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
     memcpy(code, s->code, (size_t)used);
     s->code_of[rank] = code;
     s->ranks[rank].nrounds = plan->nrounds;
+    s->ranks[rank].last_xfer_round = last_xfer_round;
 }
 
 /* ---- set-up, checks, tear-down ----------------------------------------- */
@@ -735,6 +759,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->inter_alpha = model->inter_beta = 1.0;
     model->latency_overlaps = 0;
     model->inter_rank_beta = 0;
+    model->send_buffer = model->inter_send_buffer = 0;
 }
 
 static int setup_rank(sim_t *s, int rank)

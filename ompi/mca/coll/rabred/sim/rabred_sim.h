@@ -58,6 +58,18 @@ typedef struct {
      * messages in flight share, as in a flow-level network (SimGrid's
      * SMPI, bench/scale/) or a NIC that pipelines many messages. */
     int latency_overlaps;
+    /* A rank leaves its last round with messages once all but this many
+     * elements of what its port still has to move have left: the
+     * transport's send buffer (a TCP socket's, an eager copy) holds the
+     * rest.  Never before the message matched and its latency passed;
+     * the receiver still waits for the last element.  Only that round:
+     * mid-call the next round would wait for the port or for a peer
+     * anyway, so the plans' timing, and MPI_Allreduce's completion time,
+     * do not change; what changes is when each rank is free again, which
+     * MPI_Reduce's average elapsed time counts.  0: a send is done when
+     * its message is (send_buffer for messages inside a node,
+     * inter_send_buffer between nodes). */
+    double send_buffer, inter_send_buffer;
 } rabred_sim_model_t;
 
 typedef struct {
