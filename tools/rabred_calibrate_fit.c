@@ -226,8 +226,7 @@ double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes
                                     double returned_s, double delivered_s)
 {
     double per_byte = fit->mbs > 0 ? fit->oneway_beta * 1e-6 / fit->mbs : 0;
-    double latency = 1e-6 * fit->alpha_us * fit->oneway_alpha;
-    double left_s = delivered_s - returned_s - latency;
+    double left_s = delivered_s - returned_s;
     if (!(per_byte > 0) || !(returned_s >= 0) || !(delivered_s > 0) || !(left_s > 0)) {
         return 0;
     }

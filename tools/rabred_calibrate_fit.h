@@ -109,12 +109,13 @@ double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s
 
 /* The send buffer (bytes) of a link fitted as `fit`: a one-way message of
  * `bytes` whose MPI_Send returned after `returned_s` and whose last byte
- * was in after `delivered_s` (both from the send's start).  What was left
- * when the send returned took the rest: the one-way latency, then the
- * left bytes at the one-way time per byte.  Between 0 and `bytes` (a
- * send that returned at once shows only that the buffer holds at least
- * `bytes`); 0 when the times say nothing (not positive, or returned
- * after delivered). */
+ * was in after `delivered_s` (both from the send's start).  The time
+ * between, at the one-way time per byte, as the simulator has it
+ * (sim/rabred_sim.h: a sender is released that many bytes' time before
+ * its message ends; the message's latency is in both).  Between 0 and
+ * `bytes` (a send that returned at once shows only that the buffer holds
+ * at least `bytes`); 0 when the times say nothing (not positive, or
+ * returned after delivered). */
 double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes,
                                     double returned_s, double delivered_s);
 

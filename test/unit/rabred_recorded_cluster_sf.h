@@ -39,7 +39,7 @@ static const double recorded_sf_copy_mbs = 6189.63;
 static const double recorded_sf_sync_us = 85.32;
 static const double recorded_sf_peer_us = 561.9;
 static const double recorded_sf_duplex = 1.505;
-static const double recorded_sf_send_buffer_bytes = 1269523.0;
+static const double recorded_sf_send_buffer_bytes = 1270647.0;
 
 static const recorded_run_t recorded_sf_runs[] = {
     {"allreduce", 2, 65536, "binary_blocks", 5571.376},

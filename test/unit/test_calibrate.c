@@ -184,10 +184,11 @@ static void test_send_buffer(void)
     rabred_link_units_t tcp = {.alpha_us = 60, .mbs = 6.25, .oneway_alpha = 1, .oneway_beta = 0.5};
     double per_byte = 0.5 * 1e-6 / 6.25, latency = 60e-6, bytes = 4 << 20;
     double delivered = latency + bytes * per_byte, buffer = 1.3 * 1048576;
-    double got = rabred_cal_send_buffer_bytes(&tcp, bytes, (bytes - buffer) * per_byte, delivered);
+    double got = rabred_cal_send_buffer_bytes(&tcp, bytes, latency + (bytes - buffer) * per_byte,
+                                              delivered);
     CHECK(close_to(got, buffer, 1e-9), "1.3 MiB buffer: got %g bytes", got);
-    got = rabred_cal_send_buffer_bytes(&tcp, bytes, 1e-6, delivered);
-    CHECK(close_to(got, bytes - 1e-6 / per_byte, 1e-9), "all but 1 us buffered: %g", got);
+    got = rabred_cal_send_buffer_bytes(&tcp, bytes, delivered - 1e-3, delivered);
+    CHECK(close_to(got, 1e-3 / per_byte, 1e-9), "returned 1 ms before the end: %g", got);
     got = rabred_cal_send_buffer_bytes(&tcp, bytes, 0, delivered + 1.0);
     CHECK(bytes == got, "never more than the message: %g", got);
     CHECK(0 == rabred_cal_send_buffer_bytes(&tcp, bytes, delivered, delivered),

@@ -28,7 +28,8 @@
  *    halving send is buffered; the price keeps it to the halving's end.
  *    Each such gap is under the call's bytes' time: count beta allowed.
  * The other five (binomial, rabenseifner, linear, binary_tree,
- * binary_blocks) are exact at every call checked.  Each price must also
+ * binary_blocks) are exact at every call checked, binary_blocks below
+ * count p' with a send buffer excepted (above).  Each price must also
  * be cheap at large p (O(p), no allocation): evaluated at p = 4096..65537.
  */
 #include <math.h>

@@ -13,7 +13,7 @@ const rabred_link_units_t rabred_default_intra = {
     .alpha_us = 0.38, .mbs = 10200, .oneway_alpha = 0.87, .oneway_beta = 1.07,
     .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
     .invalidate_mbs = 5240, .overwrite_mbs = 12100, .repeat = 1.21, .peer_us = 0,
-    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2150};
+    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2048};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
     .eager_bytes = 8192, .rndv_us = 3.0, .rndv_oneway_us = 3.0, .peer_us = 0, .repeat = 1,
@@ -179,17 +179,36 @@ static int buffers_matter(const rabred_pricebook_t *book)
            (two_level && buffer_time(&book->intra) > book->intra.alpha);
 }
 
+/* The sizes fit_buffers samples, in turn: p (a byte per rank: the
+ * saving of queued latencies alone), 2 p p' (the smallest even size),
+ * then from `first` doubling.  0 after `last`. */
+static int64_t next_sample(int64_t n, int p, int64_t first, double last)
+{
+    int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
+    if (n < p) {
+        return p;
+    }
+    if (n < unit) {
+        return unit;
+    }
+    if ((double)n >= last) {
+        return 0;
+    }
+    return n < first ? first : 2 * n;
+}
+
 /* MPI_Reduce with send buffers: the saving curve of rabred_price_t,
  * sampled where it bends.  A rank's saving is min(its buffer, what its
  * last message still had to move), which bends where that message (a
  * vector, a block of n/2^k or n/p, or one queued behind others at a
  * node's port) matches the buffer: from n = B/16 to p B (B the larger
- * buffer; every last message is n/p or more, so beyond it all of them
- * outgrow their buffers and the saving stays), at sizes 2x apart, so that a power-of-two share of the vector
- * bends at a sample; and at the smallest even size, 2 p p', where the
- * saving is mostly the latencies a leaving rank's message queued behind.
- * Each sample is the difference of two simulations, without and with
- * buffers, so the fit's own error (at small sizes) stays out of it. */
+ * buffer; every last message is n/p or more, so beyond p B all of them
+ * outgrow their buffers and the saving stays), at sizes 2x apart, so
+ * that a power-of-two share of the vector bends at a sample; below, at
+ * p and 2 p p' bytes (next_sample).  Each sample is the difference of
+ * two simulations, without and with buffers, so the fit's own error (at
+ * small sizes) stays out of it.  Up to RABRED_SAVING_POINTS pairs of
+ * simulations (rabred_model.h gives the time they take). */
 static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
                        rabred_price_t *out)
 {
@@ -204,27 +223,23 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     int64_t first = (int64_t)(most / 16) / unit * unit;
     int rc = RABRED_OK;
     out->nsaving = 0;
-    for (int64_t n = unit; out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
-         n = n < first ? first : 2 * n) {
+    for (int64_t n = p; n > 0 && out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
+         n = next_sample(n, p, first, (double)p * most)) {
         double with = -1, without = -1;
         rc = simulate_pair(alg, p, commutative, n, book->seg_bytes, &buffered, &plain, &with,
                            &without);
         if (with < 0 || without < 0) {
-            out->ok = 0;
-            return rc;
+            break; /* the same on every rank: the samples so far stand */
         }
         out->saving_bytes[out->nsaving] = (double)n;
         out->saving[out->nsaving++] = without - with;
-        if ((double)n >= (double)p * most) {
-            break;
-        }
     }
     return rc;
 }
 
 /* The saving at n bytes: 0 without samples; the first below the first
- * sample (sizes under 2 p p', where latencies dominate); linear between
- * samples; the last beyond (every leaving rank saves its whole buffer). */
+ * sample (n < p: less than a byte per rank); linear between samples; the
+ * last beyond (every leaving rank saves its whole buffer). */
 static double saving_at(const rabred_price_t *price, int64_t bytes)
 {
     double n = (double)bytes;

@@ -14,10 +14,14 @@
  * the first call on a communicator of 4096 ranks is priced in microseconds
  * (bench/rabred_bench --first-call).  An algorithm without a closed form
  * is priced by the simulator instead: its time at three sizes, fitted as
- * fixed + per_byte * n (exact for n a multiple of 2 p p'; MPI_Reduce with
- * send buffers less a sampled saving, rabred_price_t), about 10 ms per
+ * fixed + per_byte * n (exact for n a multiple of 2 p p'), about 10 ms per
  * algorithm at p = 64, O(p^2) for O(p)-round plans, and skipped where
- * that would cost more than SIM_BUDGET.
+ * that would cost more than SIM_BUDGET.  MPI_Reduce where a send buffer
+ * holds more than a latency's worth of bytes (a TCP network) also samples
+ * the saving it brings, up to RABRED_SAVING_POINTS more pairs of
+ * simulations per algorithm: a two-level MPI_Reduce book over the
+ * emulated cluster's TCP terms (16 ranks per node) takes 0.34 s at
+ * p = 128 and 0.83 s at p = 1024 instead of 0.07 and 0.13 s.
  *
  * A price book holds, per collective and commutativity, each algorithm's
  * price for one communicator size, segment size and model.  Books are
@@ -75,12 +79,11 @@ typedef struct {
  * 100 Mbit/s TCP cluster's own values are bench/profiles/emulated-100mbit.conf.
  * Between nodes, the terms a well-provisioned RDMA fabric does not show
  * (sync, peer, repeat, duplex, invalidate, aggregate, a slower eager
- * path) are off, and a send is free once copied when it is eager (the
- * send buffer is the eager limit) and when its data is read otherwise.
- * Within a node the send buffer is the median of calibrate-20261127b's
- * three runs (0-2990 bytes: over vader's single copy a 4 MiB send
- * returns when the receiver has it).  Every machine is
- * different: rabred-calibrate measures yours. */
+ * path) are off.  On both links a send is free once copied when it is
+ * eager and once its data is read otherwise, so the send buffer is the
+ * eager limit (calibrate-20261127b: over vader's single copy a 4 MiB
+ * send returns when the receiver has it, within 1-2 us of noise).  Every
+ * machine is different: rabred-calibrate measures yours. */
 extern const rabred_link_units_t rabred_default_intra, rabred_default_inter;
 #define RABRED_DEFAULT_REDUCE_MBS 24400.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
 #define RABRED_DEFAULT_ROUND_SYNC_US 0.0  /* ranks in step: a core each */

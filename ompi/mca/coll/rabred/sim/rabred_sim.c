@@ -630,11 +630,9 @@ static double node_ports(sim_t *s, const msg_t *msg, double start, double fa, do
     return wire + fa * m->inter_alpha;
 }
 
-/* When a sender is free of a message that ends at `end`: once the bytes
- * its port still has to move (this message's, and any queued before it)
- * fit in the send buffer (`buffered`: that buffer's bytes' time), but not
- * before `matched` (the message matched, plus its latency).  Without a
- * buffer, at the end. */
+/* When a sender is free of a message that ends at `end`: `buffered` (the
+ * send buffer's bytes' time) before it, but not before `matched` (the
+ * message matched, plus its latency).  Without a buffer, at the end. */
 static inline double sender_released(double matched, double end, double buffered)
 {
     double released = end - buffered;
@@ -664,8 +662,7 @@ static void finish_message(sim_t *s, event_t e)
     }
     src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency : end;
     /* the send buffer frees a sender from its last round with messages
-     * only: it leaves the call then, where mid-call its next round would
-     * wait for this port or for a peer anyway */
+     * only (rabred_sim_model_t.send_buffer says why) */
     double released = src->round == src->last_xfer_round
                           ? sender_released(e.ready + latency, end, buffered)
                           : end;

@@ -58,17 +58,20 @@ typedef struct {
      * messages in flight share, as in a flow-level network (SimGrid's
      * SMPI, bench/scale/) or a NIC that pipelines many messages. */
     int latency_overlaps;
-    /* A rank leaves its last round with messages once all but this many
-     * elements of what its port still has to move have left: the
+    /* A rank leaves its last round with messages once each of its
+     * messages there is within this many elements' time of its end (the
+     * time it waited for a port, its own or its receiver's, counts: the
+     * model queues messages where TCP would share the link): the
      * transport's send buffer (a TCP socket's, an eager copy) holds the
      * rest.  Never before the message matched and its latency passed;
-     * the receiver still waits for the last element.  Only that round:
-     * mid-call the next round would wait for the port or for a peer
-     * anyway, so the plans' timing, and MPI_Allreduce's completion time,
-     * do not change; what changes is when each rank is free again, which
-     * MPI_Reduce's average elapsed time counts.  0: a send is done when
-     * its message is (send_buffer for messages inside a node,
-     * inter_send_buffer between nodes). */
+     * the receiver still waits for the last element.  Only that round,
+     * by the model's choice: mid-call a rank's next round mostly waits
+     * for a port or a peer anyway, and so the plans' timing and
+     * MPI_Allreduce's completion time do not change; what changes is
+     * when each rank is free again, which MPI_Reduce's average elapsed
+     * time counts (and the arrival estimate's average, for either
+     * collective).  0: a send is done when its message is (send_buffer
+     * for messages inside a node, inter_send_buffer between nodes). */
     double send_buffer, inter_send_buffer;
 } rabred_sim_model_t;
 
