@@ -31,22 +31,39 @@ static const rabred_model_t models[] = {
 #define NMODELS (int)(sizeof(models) / sizeof(models[0]))
 #define SEG ((int64_t)65536)
 
-static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                        const rabred_model_t *m)
+/* The simulator's time (rabred_model_metric) under one link `m`, or, with
+ * a node map, `within` inside nodes and `m` between them, as
+ * rabred_model.c sets up a two-level book; -1 when it cannot run. */
+static double simulated_on(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                           const rabred_model_t *m, const rabred_model_t *within,
+                           const rabred_nodes_t *nodes)
 {
     rabred_sim_model_t sm;
     rabred_sim_model_default(&sm);
-    sm.alpha = m->alpha;
-    sm.beta = m->beta;
+    sm.alpha = within->alpha;
+    sm.beta = within->beta;
     sm.gamma = m->gamma;
     sm.f_alpha = m->f_alpha;
     sm.f_beta = m->f_beta;
+    sm.send_buffer = within->send_buffer;
+    if (NULL != nodes) {
+        sm.nodes = nodes;
+        sm.inter_alpha = m->alpha;
+        sm.inter_beta = m->beta;
+        sm.inter_send_buffer = m->send_buffer;
+    }
     rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
-                              commutative, 0, SEG, 1, NULL, NULL};
+                              commutative, 0, SEG, 1, NULL, nodes};
     rabred_sim_result_t res;
     return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
                ? rabred_model_metric(&res, alg->coll)
                : -1.0;
+}
+
+static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                        const rabred_model_t *m)
+{
+    return simulated_on(alg, p, commutative, bytes, m, m, NULL);
 }
 
 static int near(double a, double b, double rel)
@@ -247,29 +264,6 @@ static void test_pricebooks(void)
     rabred_pricebooks_free(&clean);
 }
 
-/* The simulator's two-level model of a book's links (as rabred_model.c
- * sets it up): inter between nodes, intra inside them. */
-static double simulated_nodes(const rabred_alg_t *alg, int p, int64_t bytes,
-                              const rabred_model_t *inter, const rabred_model_t *intra,
-                              const rabred_nodes_t *nodes)
-{
-    rabred_sim_model_t sm;
-    rabred_sim_model_default(&sm);
-    sm.alpha = intra->alpha;
-    sm.beta = intra->beta;
-    sm.gamma = inter->gamma;
-    sm.f_alpha = inter->f_alpha;
-    sm.f_beta = inter->f_beta;
-    sm.send_buffer = intra->send_buffer;
-    sm.nodes = nodes;
-    sm.inter_alpha = inter->alpha;
-    sm.inter_beta = inter->beta;
-    sm.inter_send_buffer = inter->send_buffer;
-    rabred_sim_call_t call = {alg->build, p, 0, bytes, 1, 0, SEG, 1, NULL, nodes};
-    rabred_sim_result_t res;
-    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok ? res.avg_elapsed : -1.0;
-}
-
 /* MPI_Reduce on 4 nodes of 4 ranks, both placements, with TCP's send
  * buffer between nodes and shared memory's inside: a two-level book's
  * price (the fit less the sampled saving, rabred_price_t) is as close to
@@ -309,7 +303,7 @@ static void test_two_level_send_buffer(void)
                 int64_t n = round_size(sizes[s], P);
                 double err[2], want = 0;
                 for (int b = 0; b < 2; b++) {
-                    want = simulated_nodes(alg, P, n, &inter[b], &intra[b], &nodes);
+                    want = simulated_on(alg, P, 1, n, &inter[b], &intra[b], &nodes);
                     err[b] = fabs(rabred_pricebook_price(book[b], alg, 0, 1, n) - want);
                 }
                 CHECK(err[1] <= err[0] + 0.05 * want, "%s map %d n=%lld: off by %g s with "
@@ -352,7 +346,7 @@ static void test_two_level_send_buffer_small(void)
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             double err[2], got = 0, want = 0;
             for (int b = 0; b < 2; b++) {
-                want = simulated_nodes(alg, P, sizes[s], &inter[b], &intra[b], &nodes);
+                want = simulated_on(alg, P, 1, sizes[s], &inter[b], &intra[b], &nodes);
                 got = rabred_pricebook_price(book[b], alg, 0, 1, sizes[s]);
                 err[b] = fabs(got - want);
             }

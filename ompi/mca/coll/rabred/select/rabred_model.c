@@ -81,37 +81,31 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
     }
 }
 
-/* Simulated seconds in *t, or -1 when this plan cannot be simulated (the
- * same on every rank: the algorithm stays unpriced).  Returns
- * RABRED_ERR_NOMEM when the simulator ran out of memory: that is this
- * rank's alone, and a rank that went on with a book the others do not
- * have would choose differently, so it is the call's error. */
-static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                         int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
+/* Simulated seconds under each of nmodels models (the plans built once,
+ * rabred_simulate_models) in t[k], or -1 when this plan cannot be
+ * simulated (the same on every rank: the algorithm stays unpriced).
+ * Returns RABRED_ERR_NOMEM when the simulator ran out of memory: that is
+ * this rank's alone, and a rank that went on with a book the others do
+ * not have would choose differently, so it is the call's error. */
+static int simulate_times(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                          int64_t seg_bytes, const rabred_sim_model_t *models, int nmodels,
+                          double *t)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
     rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
-                              model->nodes};
-    rabred_sim_result_t res;
-    int rc = rabred_simulate(&call, model, &res);
-    *t = RABRED_OK == rc && res.ok ? rabred_model_metric(&res, alg->coll) : -1.0;
+                              models[0].nodes};
+    rabred_sim_result_t res[2];
+    int rc = nmodels <= 2 ? rabred_simulate_models(&call, models, nmodels, res) : RABRED_ERR_ARG;
+    for (int k = 0; k < nmodels; k++) {
+        t[k] = RABRED_OK == rc && res[k].ok ? rabred_model_metric(&res[k], alg->coll) : -1.0;
+    }
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
-/* The same under two models, the plans built once (rabred_simulate_models). */
-static int simulate_pair(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                         int64_t seg_bytes, const rabred_sim_model_t *a,
-                         const rabred_sim_model_t *b, double *ta, double *tb)
+static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                         int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
 {
-    int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
-    rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
-                              a->nodes};
-    rabred_sim_model_t models[2] = {*a, *b};
-    rabred_sim_result_t res[2];
-    int rc = rabred_simulate_models(&call, models, 2, res);
-    *ta = RABRED_OK == rc && res[0].ok ? rabred_model_metric(&res[0], alg->coll) : -1.0;
-    *tb = RABRED_OK == rc && res[1].ok ? rabred_model_metric(&res[1], alg->coll) : -1.0;
-    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+    return simulate_times(alg, p, commutative, bytes, seg_bytes, model, 1, t);
 }
 
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
@@ -180,11 +174,10 @@ static int buffers_matter(const rabred_pricebook_t *book)
 }
 
 /* The sizes fit_buffers samples, in turn: p (a byte per rank: the
- * saving of queued latencies alone), 2 p p' (the smallest even size),
+ * saving of queued latencies alone), `unit` = 2 p p' (the smallest even size),
  * then from `first` doubling.  0 after `last`. */
-static int64_t next_sample(int64_t n, int p, int64_t first, double last)
+static int64_t next_sample(int64_t n, int p, int64_t unit, int64_t first, double last)
 {
-    int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
     if (n < p) {
         return p;
     }
@@ -213,26 +206,25 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
                        rabred_price_t *out)
 {
     int p = book->p;
-    rabred_sim_model_t buffered, plain;
-    sim_model(book, 1.0, 1.0, &buffered);
-    plain = buffered;
-    plain.send_buffer = plain.inter_send_buffer = 0.0;
-    double most = buffered.send_buffer > buffered.inter_send_buffer ? buffered.send_buffer
-                                                                     : buffered.inter_send_buffer;
+    rabred_sim_model_t both[2]; /* with buffers, without */
+    sim_model(book, 1.0, 1.0, &both[0]);
+    both[1] = both[0];
+    both[1].send_buffer = both[1].inter_send_buffer = 0.0;
+    double most = both[0].send_buffer > both[0].inter_send_buffer ? both[0].send_buffer
+                                                                   : both[0].inter_send_buffer;
     int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
     int64_t first = (int64_t)(most / 16) / unit * unit;
     int rc = RABRED_OK;
     out->nsaving = 0;
     for (int64_t n = p; n > 0 && out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
-         n = next_sample(n, p, first, (double)p * most)) {
-        double with = -1, without = -1;
-        rc = simulate_pair(alg, p, commutative, n, book->seg_bytes, &buffered, &plain, &with,
-                           &without);
-        if (with < 0 || without < 0) {
+         n = next_sample(n, p, unit, first, (double)p * most)) {
+        double t[2];
+        rc = simulate_times(alg, p, commutative, n, book->seg_bytes, both, 2, t);
+        if (t[0] < 0 || t[1] < 0) {
             break; /* the same on every rank: the samples so far stand */
         }
         out->saving_bytes[out->nsaving] = (double)n;
-        out->saving[out->nsaving++] = without - with;
+        out->saving[out->nsaving++] = t[1] - t[0];
     }
     return rc;
 }
