@@ -14,6 +14,13 @@
  * settings check of a first call (one 32-byte allreduce, lg p messages) is
  * communication, not preparation, and is not in these numbers.
  *
+ * Then the books of communicators whose ranks share nodes (16 per node,
+ * block placement), priced by the two-level simulator once per map
+ * (rabred_pricebooks_get_nodes), each collective apart, seconds: between
+ * nodes the emulated cluster's TCP link (latency, bandwidth and send
+ * buffer from bench/profiles/emulated-100mbit.conf), with its send buffer
+ * and without (MPI_Reduce then samples what the buffer saves).
+ *
  *   bench/rabred_first_call [--repeats N] [--max-p P]
  */
 #include <stdio.h>
@@ -66,6 +73,58 @@ static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready
         return -1;
     }
     return now() - t0;
+}
+
+/* The emulated cluster's link between nodes (its profile's alpha_us,
+ * mbs and send_buffer_bytes; the other terms the built-in defaults). */
+static rabred_model_t cluster_link(double send_buffer_bytes)
+{
+    rabred_link_units_t link = rabred_default_inter;
+    link.alpha_us = 6.396;
+    link.mbs = 11.6004;
+    link.send_buffer_bytes = send_buffer_bytes;
+    return rabred_model_make(&link, RABRED_DEFAULT_REDUCE_MBS, RABRED_DEFAULT_ROUND_SYNC_US);
+}
+
+/* Seconds to fill a two-level book for `coll` at p ranks, 16 per node. */
+static double two_level_book(rabred_coll_t coll, int p, double send_buffer_bytes)
+{
+    rabred_model_t inter = cluster_link(send_buffer_bytes);
+    rabred_model_t intra = rabred_model_make(&rabred_default_intra, RABRED_DEFAULT_REDUCE_MBS,
+                                             RABRED_DEFAULT_ROUND_SYNC_US);
+    int32_t *node_of = malloc((size_t)p * sizeof(int32_t));
+    if (NULL == node_of) {
+        return -1;
+    }
+    for (int i = 0; i < p; i++) {
+        node_of[i] = i / 16;
+    }
+    rabred_nodes_t nodes = {p / 16, node_of, NULL};
+    rabred_pricebooks_t books = {0};
+    const rabred_pricebook_t *book = NULL;
+    double t0 = now();
+    int rc = rabred_pricebooks_get_nodes(&books, coll, p, 0, &inter, &intra, &nodes, &book);
+    double t = now() - t0;
+    rabred_pricebooks_free(&books);
+    free(node_of);
+    return RABRED_OK == rc ? t : -1;
+}
+
+static void print_two_level(int max_p)
+{
+    const int ps[] = {128, 1024};
+    const double buffers[] = {0, 1270647};
+    printf("\n# two-level books, 16 ranks per node, the emulated cluster's link between "
+           "nodes: seconds\n\n"
+           "| collective | p | send buffer (bytes) | book |\n|:---|---:|---:|---:|\n");
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]) && ps[j] <= max_p; j++) {
+            for (size_t b = 0; b < sizeof(buffers) / sizeof(buffers[0]); b++) {
+                printf("| %s | %d | %.0f | %.3f |\n", rabred_coll_name((rabred_coll_t)coll),
+                       ps[j], buffers[b], two_level_book((rabred_coll_t)coll, ps[j], buffers[b]));
+            }
+        }
+    }
 }
 
 static double best_of(int repeats, const shape_t *s, int fresh_books, rabred_ready_plan_t *r)
@@ -122,5 +181,6 @@ int main(int argc, char **argv)
         }
     }
     rabred_ready_plan_free(&r);
+    print_two_level(max_p);
     return 0;
 }

@@ -20,8 +20,9 @@
  * holds more than a latency's worth of bytes (a TCP network) also samples
  * the saving it brings, up to RABRED_SAVING_POINTS more pairs of
  * simulations per algorithm: a two-level MPI_Reduce book over the
- * emulated cluster's TCP terms (16 ranks per node) takes 0.34 s at
- * p = 128 and 0.83 s at p = 1024 instead of 0.07 and 0.13 s.
+ * emulated cluster's TCP link (16 ranks per node) takes 0.11 s at
+ * p = 128 and 0.80 s at p = 1024 instead of 0.013 and 0.13 s
+ * (bench/rabred_first_call, bench/results/first-call-20261127).
  *
  * A price book holds, per collective and commutativity, each algorithm's
  * price for one communicator size, segment size and model.  Books are
