@@ -320,6 +320,38 @@ static void test_duplex_and_aggregate(void)
     rabred_pricebooks_free(&books);
 }
 
+/* The aggregate limit and duplex describe one round: it takes the longer
+ * of the rank's own sends (slowed by duplex) and all ranks' bytes at the
+ * aggregate rate, not their sum.  At p = 8 with duplex 2 and an aggregate
+ * at which 8 ranks' sends take exactly twice one alone, a ring round
+ * (every rank sends to one peer and receives from another) costs what
+ * duplex alone makes it; halving and doubling's exchanges, which duplex
+ * does not slow, pay the aggregate. */
+static void test_aggregate_is_a_bound(void)
+{
+    rabred_link_units_t tcp = {.alpha_us = 10, .mbs = 4, .oneway_alpha = 0.7,
+                               .oneway_beta = 0.33, .duplex = 2};
+    rabred_pricebooks_t books = {0};
+    rabred_price_call_t call = {8, -1, 1, 1 << 20, 0};
+    double ring[2], rab[2];
+    for (int k = 0; k < 2; k++) {
+        rabred_model_t m = rabred_model_make(&tcp, RABRED_DEFAULT_REDUCE_MBS, 0);
+        m.aggregate = k ? 2 * m.f_beta * m.beta / 8 : 0;
+        const rabred_pricebook_t *book;
+        CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 8, 0, &m, &book) &&
+                  RABRED_OK == rabred_model_price(book, &rabred_alg_allreduce_neighbor_ring, &call,
+                                                  &ring[k]) &&
+                  RABRED_OK == rabred_model_price(book, &rabred_alg_allreduce_rabenseifner, &call,
+                                                  &rab[k]),
+              "prices");
+    }
+    CHECK(fabs(ring[1] - ring[0]) <= 1e-9 * ring[0], "ring: %g s without the aggregate, %g with",
+          ring[0], ring[1]);
+    CHECK(rab[1] > 1.1 * rab[0], "halving and doubling: %g s without the aggregate, %g with",
+          rab[0], rab[1]);
+    rabred_pricebooks_free(&books);
+}
+
 /* Writing what the peer read: reductions into it at beta_inv, receives
  * and copies over it at beta_overwrite (rabred_extras.c).  At p = 2:
  * recursive doubling reduces into all it sent (n bytes at beta_inv) and
@@ -384,6 +416,7 @@ int main(void)
     test_crossovers();
     test_terms_shift_choices();
     test_duplex_and_aggregate();
+    test_aggregate_is_a_bound();
     test_invalidate_terms();
     test_grid();
     test_grid_model_and_rules();

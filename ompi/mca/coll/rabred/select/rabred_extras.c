@@ -286,13 +286,16 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
     return t + peers_extra(peers, npeers, overflow, links, net);
 }
 
-/* Per round: the bytes all sampled ranks send, and the most one sends. */
+/* Per round: the bytes all sampled ranks send, and the longest time one
+ * rank's own sends take on its link (its largest one-way, slowed by the
+ * duplex and repeat terms where its round has them). */
 typedef struct {
     double *total, *most;
     int nrounds;
 } round_load_t;
 
-static int add_round_load(round_load_t *load, const rabred_plan_t *plan)
+static int add_round_load(round_load_t *load, const rabred_plan_t *plan,
+                          const rabred_model_t *m)
 {
     if (plan->nrounds > load->nrounds) {
         double *t = realloc(load->total, (size_t)plan->nrounds * sizeof(double));
@@ -310,22 +313,31 @@ static int add_round_load(round_load_t *load, const rabred_plan_t *plan)
         }
         load->nrounds = plan->nrounds;
     }
+    int moved = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
-        double sent = 0;
+        double sent = 0, largest = 0;
         for (int k = 0; k < rd->nxfer; k++) {
             const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-            sent += RABRED_XFER_SEND == x->dir ? (double)x->len : 0.0;
+            double len = RABRED_XFER_SEND == x->dir ? (double)x->len : 0.0;
+            sent += len;
+            largest = len > largest ? len : largest;
         }
+        double own = largest * m->f_beta * m->beta +
+                     (rd->nxfer > 0 ? round_pair_extra(plan, rd, moved, m, NULL) : 0.0);
         load->total[r] += sent;
-        load->most[r] = sent > load->most[r] ? sent : load->most[r];
+        load->most[r] = own > load->most[r] ? own : load->most[r];
+        moved |= rd->nxfer > 0;
     }
     return RABRED_OK;
 }
 
 /* What the aggregate limit adds: per round, the time all ranks' bytes take
- * at the aggregate bandwidth beyond what the busiest rank's take on its
- * own link (one-way speed). */
+ * at the aggregate bandwidth beyond what the slowest rank's own sends take
+ * on its link.  A round takes the longer of the two, not their sum: the
+ * duplex and repeat terms already charged to that rank's round are part
+ * of its own time, so a machine whose duplex measurement already holds
+ * the aggregate limit (all ranks busy) does not pay it twice. */
 static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *call,
                            const rabred_model_t *m, rabred_plan_t *plan, double *extra)
 {
@@ -337,15 +349,14 @@ static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *c
                                    call->seg_bytes, NULL, 0, NULL};
         rc = rabred_plan_build(alg->build, &args, plan);
         if (RABRED_OK == rc) {
-            rc = add_round_load(&load, plan);
+            rc = add_round_load(&load, plan, m);
             sampled++;
         }
     }
     *extra = 0;
     for (int r = 0; r < load.nrounds && RABRED_OK == rc; r++) {
         double all = load.total[r] * ((double)p / sampled) * m->aggregate;
-        double own = load.most[r] * m->f_beta * m->beta;
-        *extra += all > own ? all - own : 0.0;
+        *extra += all > load.most[r] ? all - load.most[r] : 0.0;
     }
     free(load.total);
     free(load.most);

@@ -203,8 +203,9 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
  * message up to eager_bytes what moving it at beta_eager adds; the
  * largest sum over those ranks.  With an
  * `aggregate` limit, each round also costs what moving the bytes all
- * ranks send in it takes at the aggregate bandwidth beyond what its
- * largest message takes on its link (all ranks' plans up to
+ * ranks send in it takes at the aggregate bandwidth beyond what the
+ * slowest rank's own sends take on its link, duplex and repeat included:
+ * the longer of the two, never their sum (all ranks' plans up to
  * RABRED_AGGREGATE_RANKS ranks, an even sample of that many above).
  * The sum in *extra.  Messages are sized in bytes (plans built with
  * one-byte elements).  RABRED_OK, or RABRED_ERR_NOMEM (building a plan). */
