@@ -320,36 +320,54 @@ static void test_duplex_and_aggregate(void)
     rabred_pricebooks_free(&books);
 }
 
-/* The aggregate limit and duplex describe one round: it takes the longer
- * of the rank's own sends (slowed by duplex) and all ranks' bytes at the
- * aggregate rate, not their sum.  At p = 8 with duplex 2 and an aggregate
- * at which 8 ranks' sends take exactly twice one alone, a ring round
- * (every rank sends to one peer and receives from another) costs what
- * duplex alone makes it; halving and doubling's exchanges, which duplex
- * does not slow, pay the aggregate. */
-static void test_aggregate_is_a_bound(void)
+/* alg's MPI_Allreduce price at p = 8, 1 MiB on `link`, without the
+ * aggregate limit (t[0]) and with it at `per_byte` seconds per byte of
+ * all ranks' sends (t[1]). */
+static void price_with_aggregate(const rabred_link_units_t *link, double per_byte,
+                                 const rabred_alg_t *alg, double t[2])
 {
-    rabred_link_units_t tcp = {.alpha_us = 10, .mbs = 4, .oneway_alpha = 0.7,
-                               .oneway_beta = 0.33, .duplex = 2};
     rabred_pricebooks_t books = {0};
     rabred_price_call_t call = {8, -1, 1, 1 << 20, 0};
-    double ring[2], rab[2];
     for (int k = 0; k < 2; k++) {
-        rabred_model_t m = rabred_model_make(&tcp, RABRED_DEFAULT_REDUCE_MBS, 0);
-        m.aggregate = k ? 2 * m.f_beta * m.beta / 8 : 0;
+        rabred_model_t m = rabred_model_make(link, RABRED_DEFAULT_REDUCE_MBS, 0);
+        m.aggregate = k ? per_byte * m.beta : 0;
         const rabred_pricebook_t *book;
+        t[k] = -1;
         CHECK(RABRED_OK == rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 8, 0, &m, &book) &&
-                  RABRED_OK == rabred_model_price(book, &rabred_alg_allreduce_neighbor_ring, &call,
-                                                  &ring[k]) &&
-                  RABRED_OK == rabred_model_price(book, &rabred_alg_allreduce_rabenseifner, &call,
-                                                  &rab[k]),
-              "prices");
+                  RABRED_OK == rabred_model_price(book, alg, &call, &t[k]),
+              "%s: price", alg->name);
     }
+    rabred_pricebooks_free(&books);
+}
+
+/* The aggregate limit is a bound on a round: it takes the longer of the
+ * slowest rank's own sends, one after the other through its port (an
+ * exchange at beta, a one-way send at f_beta beta, slowed by duplex), and
+ * all ranks' bytes at the aggregate rate, never their sum.  At p = 8:
+ *  - one-way as fast as an exchange, duplex 2, an aggregate at which 8
+ *    ranks' sends take twice one alone: a ring round costs what duplex
+ *    makes it; halving and doubling's exchanges, which duplex does not
+ *    slow, pay the aggregate;
+ *  - one-way 3x as fast as an exchange and an aggregate between the two
+ *    (0.66 beta over the 8 ranks): halving and doubling's exchanges take
+ *    longer than the aggregate's time, so it pays nothing. */
+static void test_aggregate_is_a_bound(void)
+{
+    rabred_link_units_t even = {.alpha_us = 10, .mbs = 4, .oneway_alpha = 0.7,
+                                .oneway_beta = 1, .duplex = 2};
+    rabred_link_units_t fast_oneway = {.alpha_us = 10, .mbs = 4, .oneway_alpha = 0.7,
+                                       .oneway_beta = 0.33, .duplex = 1};
+    double ring[2], rab[2], rab_fast[2];
+    price_with_aggregate(&even, 2.0 / 8, &rabred_alg_allreduce_neighbor_ring, ring);
+    price_with_aggregate(&even, 2.0 / 8, &rabred_alg_allreduce_rabenseifner, rab);
+    price_with_aggregate(&fast_oneway, 0.66 / 8, &rabred_alg_allreduce_rabenseifner, rab_fast);
     CHECK(fabs(ring[1] - ring[0]) <= 1e-9 * ring[0], "ring: %g s without the aggregate, %g with",
           ring[0], ring[1]);
     CHECK(rab[1] > 1.1 * rab[0], "halving and doubling: %g s without the aggregate, %g with",
           rab[0], rab[1]);
-    rabred_pricebooks_free(&books);
+    CHECK(fabs(rab_fast[1] - rab_fast[0]) <= 1e-9 * rab_fast[0],
+          "halving and doubling, one-way 3x faster: %g s without the aggregate, %g with",
+          rab_fast[0], rab_fast[1]);
 }
 
 /* Writing what the peer read: reductions into it at beta_inv, receives

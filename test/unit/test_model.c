@@ -14,6 +14,7 @@
  * f_beta = 0.5) and a full-duplex one with a slow reduction.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "select/rabred_select.h"
@@ -318,44 +319,56 @@ static void test_two_level_send_buffer(void)
            "further off it than without\n", 100 * worst);
 }
 
-/* The same below the smallest even size at p = 64 (2 p p' = 8 KiB): a
- * few bytes per rank, where the saving is queued latencies, not bytes. */
-static void test_two_level_send_buffer_small(void)
+/* The same at a few bytes per rank, where the saving is queued latencies,
+ * not bytes, and at p = 1024 (64 nodes of 16) from 8 B up to where
+ * TCP's 1.27 MB buffer bends the saving curve: below the first sample
+ * the saving once came out above the whole price (8 B: binomial priced
+ * -3.75 us, simulated 1.58), and samples on the 2 p p' grid (2 MiB at p =
+ * 1024) missed the bend (binomial 37% high at 64 KiB-1 MiB). */
+static void check_two_level_small(int p, int ppn, const int64_t *sizes, int nsizes)
 {
-    enum { P = 64 };
     rabred_model_t inter[2] = {models[0], models[0]}, intra[2] = {models[1], models[1]};
     inter[1].send_buffer = 1.3 * 1048576;
-    int32_t block[P];
-    for (int i = 0; i < P; i++) {
-        block[i] = i / 16;
+    int32_t *block = malloc((size_t)p * sizeof(*block));
+    CHECK(NULL != block, "map");
+    for (int i = 0; NULL != block && i < p; i++) {
+        block[i] = i / ppn;
     }
-    rabred_nodes_t nodes = {4, block, NULL};
+    rabred_nodes_t nodes = {p / ppn, block, NULL};
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book[2] = {NULL, NULL};
-    for (int b = 0; b < 2; b++) {
-        CHECK(RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_REDUCE, P, SEG,
+    for (int b = 0; NULL != block && b < 2; b++) {
+        CHECK(RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_REDUCE, p, SEG,
                                                        &inter[b], &intra[b], &nodes, &book[b]),
               "two-level book");
     }
-    int64_t sizes[] = {64, 512, 4096, 8192};
     for (int i = 0; NULL != book[1] && i < rabred_table_size(RABRED_COLL_REDUCE); i++) {
         const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_REDUCE, i);
         if (!book[1]->price[RABRED_COLL_REDUCE][1][i].ok) {
             continue;
         }
-        for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        for (int s = 0; s < nsizes; s++) {
             double err[2], got = 0, want = 0;
             for (int b = 0; b < 2; b++) {
-                want = simulated_on(alg, P, 1, sizes[s], &inter[b], &intra[b], &nodes);
+                want = simulated_on(alg, p, 1, sizes[s], &inter[b], &intra[b], &nodes);
                 got = rabred_pricebook_price(book[b], alg, 0, 1, sizes[s]);
                 err[b] = fabs(got - want);
             }
-            CHECK(got > 0 && err[1] <= err[0] + 0.05 * want, "%s p=64 n=%lld: price %g, "
-                  "simulated %g, off by %g s with buffers, %g s without", alg->name,
+            CHECK(got > 0 && err[1] <= err[0] + 0.05 * want, "%s p=%d n=%lld: price %g, "
+                  "simulated %g, off by %g s with buffers, %g s without", alg->name, p,
                   (long long)sizes[s], got, want, err[1], err[0]);
         }
     }
     rabred_pricebooks_free(&books);
+    free(block);
+}
+
+static void test_two_level_send_buffer_small(void)
+{
+    const int64_t at64[] = {64, 512, 4096, 8192};
+    const int64_t at1024[] = {8, 64, 512, 8192, 65536, 1 << 20};
+    check_two_level_small(64, 16, at64, 4);
+    check_two_level_small(1024, 16, at1024, 6);
 }
 
 int main(void)

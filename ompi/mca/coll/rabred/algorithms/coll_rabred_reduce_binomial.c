@@ -286,10 +286,12 @@ static subtree_t price_tree(const rabred_model_t *model, int m, const subtree_t 
  *    v(t) (c + g) + c, v(t) the exponent of t's lowest set bit, and rank 0
  *    is done at L (c + g), L = ceil(lg p).  The sum of v(t) over t < p is
  *    the sum over j >= 1 of (p-1) / 2^j.  A root != 0 posts its receive of
- *    the result when its own part has left, before L (c + g), so it and
- *    rank 0 both end at L (c + g) + c.  Each message starts when it
+ *    the result when its own part has left, before L (c + g), so it ends
+ *    at L (c + g) + c, and rank 0, whose forward is its last send,
+ *    rabred_price_buffered before that.  Each message starts when it
  *    matches, so a sender leaves rabred_price_buffered earlier than its
- *    message ends (rank 0 too, after its forward).
+ *    message ends.  (The sum below charges the root's own send the
+ *    buffered time and rank 0's forward none, which is the same sum.)
  *  - Commutative: each top takes its children in gather_commutative's
  *    rounds (price_top) over the tree of ranks relative to the root, the
  *    same for every root.
@@ -314,7 +316,7 @@ static double price(const rabred_price_call_t *call, const rabred_model_t *m)
         v += (p - 1) >> j;
     }
     double sum = v * (c + g) + (p - 1) * (c - rabred_price_buffered(m, n)) + lg * (c + g);
-    if (0 != call->root) { /* the forward: the root and rank 0 leave at L (c + g) + c */
+    if (0 != call->root) { /* the forward: the root leaves at L (c + g) + c, rank 0 buffered before */
         int low = rabred_log2_floor(call->root & -call->root);
         sum += (lg - low) * (c + g) + c;
     }

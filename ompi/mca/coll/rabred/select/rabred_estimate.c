@@ -287,7 +287,7 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
     sm.f_alpha = model->f_alpha;
     sm.f_beta = model->f_beta;
     sm.arrival = e->acting;
-    sm.send_buffer = model->send_buffer / ts;
+    sm.send_buffer = ts > 0 ? model->send_buffer / ts : 0; /* elements; a 0-byte type moves nothing */
     rabred_sim_result_t res;
     int rc = rabred_simulate(&sc, &sm, &res);
     if (RABRED_OK != rc) {

@@ -287,12 +287,37 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
 }
 
 /* Per round: the bytes all sampled ranks send, and the longest time one
- * rank's own sends take on its link (its largest one-way, slowed by the
- * duplex and repeat terms where its round has them). */
+ * rank's own transfers take on its link: its sends one after the other
+ * through its outgoing port, its receives through its incoming one (the
+ * longer of the two), as the closed forms charge them: an exchange's at
+ * beta and a one-way message's at f_beta beta, slowed by the duplex and
+ * repeat terms where its round has them. */
 typedef struct {
     double *total, *most;
     int nrounds;
 } round_load_t;
+
+/* Round rd on one rank's ports, in seconds (see round_load_t); its sends'
+ * bytes in *sent. */
+static double own_round_time(const rabred_plan_t *plan, const rabred_round_t *rd, int later,
+                             const rabred_model_t *m, double *sent)
+{
+    double t[2] = {0, 0}; /* receives, sends */
+    *sent = 0;
+    for (int k = 0; k < rd->nxfer; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        int exchange = 0;
+        for (int i = 0; i < rd->nxfer; i++) {
+            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
+            exchange |= y->dir != x->dir && y->peer == x->peer;
+        }
+        int out = RABRED_XFER_SEND == x->dir;
+        *sent += out ? (double)x->len : 0.0;
+        t[out] += (double)x->len * (exchange ? m->beta : m->f_beta * m->beta);
+    }
+    double ports = t[0] > t[1] ? t[0] : t[1];
+    return rd->nxfer > 0 ? ports + round_pair_extra(plan, rd, later, m, NULL) : 0.0;
+}
 
 static int add_round_load(round_load_t *load, const rabred_plan_t *plan,
                           const rabred_model_t *m)
@@ -303,11 +328,11 @@ static int add_round_load(round_load_t *load, const rabred_plan_t *plan,
             return RABRED_ERR_NOMEM;
         }
         load->total = t;
-        double *m = realloc(load->most, (size_t)plan->nrounds * sizeof(double));
-        if (NULL == m) {
+        double *most = realloc(load->most, (size_t)plan->nrounds * sizeof(double));
+        if (NULL == most) {
             return RABRED_ERR_NOMEM;
         }
-        load->most = m;
+        load->most = most;
         for (int r = load->nrounds; r < plan->nrounds; r++) {
             load->total[r] = load->most[r] = 0;
         }
@@ -316,15 +341,7 @@ static int add_round_load(round_load_t *load, const rabred_plan_t *plan,
     int moved = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
-        double sent = 0, largest = 0;
-        for (int k = 0; k < rd->nxfer; k++) {
-            const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-            double len = RABRED_XFER_SEND == x->dir ? (double)x->len : 0.0;
-            sent += len;
-            largest = len > largest ? len : largest;
-        }
-        double own = largest * m->f_beta * m->beta +
-                     (rd->nxfer > 0 ? round_pair_extra(plan, rd, moved, m, NULL) : 0.0);
+        double sent, own = own_round_time(plan, rd, moved, m, &sent);
         load->total[r] += sent;
         load->most[r] = own > load->most[r] ? own : load->most[r];
         moved |= rd->nxfer > 0;
@@ -333,8 +350,11 @@ static int add_round_load(round_load_t *load, const rabred_plan_t *plan,
 }
 
 /* What the aggregate limit adds: per round, the time all ranks' bytes take
- * at the aggregate bandwidth beyond what the slowest rank's own sends take
- * on its link.  A round takes the longer of the two, not their sum: the
+ * at the aggregate bandwidth beyond what the slowest rank's own transfers
+ * take on its link.  Rounds are matched by their index in each rank's
+ * plan, which is where lock-step plans (halving and doubling, rings,
+ * Bruck) move together; a tree whose parent takes its children one round
+ * each is charged as if its senders' round were one.  A round takes the longer of the two, not their sum: the
  * duplex and repeat terms already charged to that rank's round are part
  * of its own time, so a machine whose duplex measurement already holds
  * the aggregate limit (all ranks busy) does not pay it twice. */

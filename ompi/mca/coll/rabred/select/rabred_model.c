@@ -173,16 +173,12 @@ static int buffers_matter(const rabred_pricebook_t *book)
            (two_level && buffer_time(&book->intra) > book->intra.alpha);
 }
 
-/* The sizes fit_buffers samples, in turn: p (a byte per rank: the
- * saving of queued latencies alone), `unit` = 2 p p' (the smallest even size),
- * then from `first` doubling.  0 after `last`. */
-static int64_t next_sample(int64_t n, int p, int64_t unit, int64_t first, double last)
+/* The sizes fit_buffers samples, in turn: p, then from `first` doubling;
+ * 0 after `last`. */
+static int64_t next_sample(int64_t n, int p, int64_t first, double last)
 {
     if (n < p) {
         return p;
-    }
-    if (n < unit) {
-        return unit;
     }
     if ((double)n >= last) {
         return 0;
@@ -198,10 +194,13 @@ static int64_t next_sample(int64_t n, int p, int64_t unit, int64_t first, double
  * buffer; every last message is n/p or more, so beyond p B all of them
  * outgrow their buffers and the saving stays), at sizes 2x apart, so
  * that a power-of-two share of the vector bends at a sample; below, at
- * p and 2 p p' bytes (next_sample).  Each sample is the difference of
- * two simulations, without and with buffers, so the fit's own error (at
- * small sizes) stays out of it.  Up to RABRED_SAVING_POINTS pairs of
- * simulations (rabred_model.h gives the time they take). */
+ * p bytes (next_sample).  Each sample is the difference of two
+ * simulations, without and with buffers, at the same size, so the fit's
+ * own error (at small sizes) stays out of it and any size will do: the
+ * samples need not be multiples of 2 p p' (at p = 1024 that is 2 MiB,
+ * above the bend of TCP's 1.27 MB buffer).  At most log2(16 p) + 2
+ * pairs of simulations (19 at p = 4096, within RABRED_SAVING_POINTS;
+ * rabred_model.h gives the time they take). */
 static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
                        rabred_price_t *out)
 {
@@ -212,12 +211,11 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     both[1].send_buffer = both[1].inter_send_buffer = 0.0;
     double most = both[0].send_buffer > both[0].inter_send_buffer ? both[0].send_buffer
                                                                    : both[0].inter_send_buffer;
-    int64_t unit = (int64_t)2 * p * rabred_pof2_floor(p);
-    int64_t first = (int64_t)(most / 16) / unit * unit;
+    int64_t first = (int64_t)(most / 16) > 2 * (int64_t)p ? (int64_t)(most / 16) : 2 * (int64_t)p;
     int rc = RABRED_OK;
     out->nsaving = 0;
     for (int64_t n = p; n > 0 && out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
-         n = next_sample(n, p, unit, first, (double)p * most)) {
+         n = next_sample(n, p, first, (double)p * most)) {
         double t[2];
         rc = simulate_times(alg, p, commutative, n, book->seg_bytes, both, 2, t);
         if (t[0] < 0 || t[1] < 0) {
@@ -229,14 +227,18 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     return rc;
 }
 
-/* The saving at n bytes: 0 without samples; the first below the first
- * sample (n < p: less than a byte per rank); linear between samples; the
- * last beyond (every leaving rank saves its whole buffer). */
+/* The saving at n bytes: 0 without samples; below the first sample (p
+ * bytes) in proportion to n, down to 0 for an empty vector (what a rank
+ * saves is at most its last message's bytes' time, and the queued
+ * latencies it skips shrink with the queue; taking the first sample's
+ * whole saving there priced 8-byte calls at p = 1024 below 0); linear
+ * between samples; the last beyond (every leaving rank saves its whole
+ * buffer). */
 static double saving_at(const rabred_price_t *price, int64_t bytes)
 {
     double n = (double)bytes;
     if (0 == price->nsaving || n <= price->saving_bytes[0]) {
-        return 0 == price->nsaving ? 0.0 : price->saving[0];
+        return 0 == price->nsaving ? 0.0 : price->saving[0] * n / price->saving_bytes[0];
     }
     for (int k = 1; k < price->nsaving; k++) {
         double lo = price->saving_bytes[k - 1], hi = price->saving_bytes[k];

@@ -21,8 +21,8 @@
  * the saving it brings, up to RABRED_SAVING_POINTS more pairs of
  * simulations per algorithm: a two-level MPI_Reduce book over the
  * emulated cluster's TCP link (16 ranks per node) takes 0.11 s at
- * p = 128 and 0.80 s at p = 1024 instead of 0.013 and 0.13 s
- * (bench/rabred_first_call, bench/results/first-call-20261127).
+ * p = 128 and 1.09 s at p = 1024 instead of 0.013 and 0.13 s
+ * (bench/rabred_first_call, bench/results/first-call-20261127b).
  *
  * A price book holds, per collective and commutativity, each algorithm's
  * price for one communicator size, segment size and model.  Books are
@@ -204,7 +204,7 @@ double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
  * largest sum over those ranks.  With an
  * `aggregate` limit, each round also costs what moving the bytes all
  * ranks send in it takes at the aggregate bandwidth beyond what the
- * slowest rank's own sends take on its link, duplex and repeat included:
+ * slowest rank's own transfers take on its ports, duplex and repeat included:
  * the longer of the two, never their sum (all ranks' plans up to
  * RABRED_AGGREGATE_RANKS ranks, an even sample of that many above).
  * The sum in *extra.  Messages are sized in bytes (plans built with
