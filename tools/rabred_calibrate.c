@@ -23,12 +23,12 @@
  *   too), the slowest rank;
  *   rounds out of step: every rank exchanges 8 bytes with its ring
  *   neighbours, round after round; what a round takes beyond the message;
- *   duplex (3 ranks or more): rounds of 64 KiB to the ring neighbours,
- *   every rank sending and receiving at once, against one message alone;
- *   the aggregate limit (4 ranks or more): ring rounds of the largest
- *   size measured (at most 1 MiB, where bytes, not per-message costs,
- *   decide) on every rank against the same on half the ranks;
- *   distinct peers (5 ranks or more): the same rounds to a new pair of
+ *   at the largest size measured (at most 1 MiB, where bytes, not
+ *   per-message costs, decide): duplex (3 ranks or more), ring rounds of
+ *   every rank against exchange rounds of every rank in pairs; the
+ *   aggregate limit (4 ranks or more), the ring rounds against the same
+ *   on half the ranks;
+ *   distinct peers (5 ranks or more): 64 KiB rounds to a new pair of
  *   peers every round against the ring's, the difference per peer.
  * A term that cannot be measured here (no two ranks on one node, one node
  * only, fewer than 5 ranks) is not written: the built-in default stays, and
@@ -441,24 +441,47 @@ static stat_t measure_local(int copy)
     return stats(x, SAMPLES);
 }
 
+/* One round's send and receive: MPI_Sendrecv (Open MPI posts its
+ * receive first), or the send posted first, as rabred's executor does
+ * from the link's sends_first_bytes (over the TCP BTL an exchange posted
+ * receive-first runs up to 3x slower). */
+static void send_recv(char *buf, char *buf2, int bytes, int to, int from, int sends_first)
+{
+    if (!sends_first) {
+        MPI_Sendrecv(buf, bytes, MPI_BYTE, to, TAG, buf2, bytes, MPI_BYTE, from, TAG,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        return;
+    }
+    MPI_Request req[2];
+    MPI_Isend(buf, bytes, MPI_BYTE, to, TAG, MPI_COMM_WORLD, &req[0]);
+    MPI_Irecv(buf2, bytes, MPI_BYTE, from, TAG, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+}
+
+/* What each rank does in a lock-step round of rounds_time. */
+enum { RING = 0, DISTINCT = 1, PAIRS = 2 };
+
 /* Seconds per round of `rounds` lock-step rounds: in round j every rank
  * of the ring sends `bytes` to the one d_j after it and receives from the
- * one d_j before, d_j = 1 (ring) or d_j = j + 1 (every round another
- * peer); the slowest rank's.  The ring is every rank, or (half) the
- * even-numbered ones while the others sleep. */
-static double rounds_time(int rounds, int distinct, int half, int bytes, char *buf, char *buf2)
+ * one d_j before, d_j = 1 (RING) or d_j = j + 1 (DISTINCT: every round
+ * another peer), or exchanges `bytes` with its pair r ^ 1 (PAIRS; an odd
+ * last rank idles); the slowest rank's.  The ring is every rank, or
+ * (half) the even-numbered ones while the others sleep. */
+static double rounds_time(int rounds, int pattern, int half, int bytes, int sends_first,
+                          char *buf, char *buf2)
 {
     int n = half ? (g_size + 1) / 2 : g_size, me = half ? g_rank / 2 : g_rank;
     int step = half ? 2 : 1, active = !half || 0 == g_rank % 2;
     double mine = 0, slowest;
+    active = active && !(PAIRS == pattern && (me ^ 1) >= n);
     MPI_Barrier(MPI_COMM_WORLD);
     if (active) {
         double t0 = MPI_Wtime();
         for (int j = 0; j < rounds; j++) {
-            int d = distinct ? 1 + j % (n - 1) : 1;
-            MPI_Sendrecv(buf, bytes, MPI_BYTE, step * ((me + d) % n), TAG, buf2, bytes,
-                         MPI_BYTE, step * ((me - d + n) % n), TAG, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE);
+            int d = DISTINCT == pattern ? 1 + j % (n - 1) : 1;
+            int to = PAIRS == pattern ? me ^ 1 : (me + d) % n;
+            int from = PAIRS == pattern ? me ^ 1 : (me - d + n) % n;
+            send_recv(buf, buf2, bytes, step * to, step * from, sends_first);
         }
         mine = (MPI_Wtime() - t0) / rounds;
     }
@@ -467,14 +490,15 @@ static double rounds_time(int rounds, int distinct, int half, int bytes, char *b
     return slowest;
 }
 
-static stat_t measure_rounds(int distinct, int half, int rounds, int bytes, char *buf,
-                             char *buf2)
+static stat_t measure_rounds(int pattern, int half, int rounds, int bytes, int sends_first,
+                             char *buf, char *buf2)
 {
+    static const char *what[] = {"lock-step rounds", "distinct peers", "pairs at once"};
     double x[SAMPLES];
-    progress(distinct ? "distinct peers" : half ? "half the ranks at once" : "lock-step rounds");
-    (void)rounds_time(rounds, distinct, half, bytes, buf, buf2); /* connections, caches */
+    progress(half ? "half the ranks at once" : what[pattern]);
+    (void)rounds_time(rounds, pattern, half, bytes, sends_first, buf, buf2); /* connections */
     for (int s = 0; s < SAMPLES; s++) {
-        x[s] = rounds_time(rounds, distinct, half, bytes, buf, buf2);
+        x[s] = rounds_time(rounds, pattern, half, bytes, sends_first, buf, buf2);
     }
     g_progress_done += 1;
     return stats(x, SAMPLES);
@@ -515,22 +539,29 @@ static void choose_pairs(const int *leader, link_t *intra, link_t *inter, int *n
 typedef struct {
     link_t link[2];
     stat_t reduce, copy, ring, distinct;
-    stat_t ring64, ring_big, half_big;
+    stat_t ring64, ring_big, pairs_big, half_big;
     int big_bytes;                /* the aggregate's message size */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */
 } result_t;
 
-/* The aggregate limit: ring rounds of the link's largest measured size
- * (at most 1 MiB) on every rank against the same rounds on half of them.
- * A bandwidth, so measured where a message's bytes dominate its time: at
- * 64 KiB the emulated cluster's 16 ranks moved 79 MB/s together, at 1 MiB
- * 118-126 (bench/results/calibrate-20261127c; per-message work on shared
- * cores counts at small sizes, which round_sync, duplex and peer_us
- * price).  Two rounds a sample where one
- * message takes over a millisecond, else as many as the other rounds. */
-static void measure_aggregate(result_t *r, const link_t *ring_link, char *buf, char *buf2)
+/* Rounds of the link's largest measured size (at most 1 MiB), where a
+ * message's bytes, not per-message work, decide its time (at 64 KiB the
+ * emulated cluster's 16 ranks moved 79 MB/s together, at 1 MiB 118-126,
+ * bench/results/calibrate-20261127c; round_sync and peer_us price the
+ * per-message work).  Two rounds a sample where one message takes over a
+ * millisecond, else as many as the other rounds.
+ *  - duplex (3 ranks or more): ring rounds of every rank against exchange
+ *    rounds of every rank (pairs): the same ranks busy, the same bytes,
+ *    and only the ring's sending to one peer while receiving from another
+ *    tells them apart.  Against a message alone, as it once was, the
+ *    factor also held the load of every rank being busy, which varies
+ *    with the machine's state (1.5 one day, 2.4 the next on the emulated
+ *    cluster) and is the aggregate limit's to price;
+ *  - the aggregate limit (4 ranks or more): the ring rounds against the
+ *    same on half the ranks. */
+static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, char *buf2)
 {
     const rabred_cal_link_t *m = &ring_link->m;
     int i = m->n - 1;
@@ -539,11 +570,18 @@ static void measure_aggregate(result_t *r, const link_t *ring_link, char *buf, c
     }
     int bytes = i >= 0 ? (int)m->bytes[i] : 65536;
     int rounds = i >= 0 && m->oneway[i] > 1e-3 ? 2 : 4 * (g_size - 1);
+    int sends_first = ring_link->fit.sends_first_bytes > 0 &&
+                      bytes >= ring_link->fit.sends_first_bytes; /* the executor's order */
     r->big_bytes = bytes;
-    r->ring_big = measure_rounds(0, 0, rounds, bytes, buf, buf2);
-    r->half_big = measure_rounds(0, 1, rounds, bytes, buf, buf2);
-    r->aggregate_mbs = rabred_cal_aggregate_mbs(g_size, bytes, r->ring_big.median,
-                                                1e-6 * r->sync_us, r->half_big.median);
+    r->ring_big = measure_rounds(RING, 0, rounds, bytes, sends_first, buf, buf2);
+    r->pairs_big = measure_rounds(PAIRS, 0, rounds, bytes, sends_first, buf, buf2);
+    r->duplex = rabred_cal_duplex_rounds(r->ring_big.median, r->pairs_big.median,
+                                         1e-6 * r->sync_us, ring_link->fit.oneway_beta);
+    if (g_size >= 4) {
+        r->half_big = measure_rounds(RING, 1, rounds, bytes, sends_first, buf, buf2);
+        r->aggregate_mbs = rabred_cal_aggregate_mbs(g_size, bytes, r->ring_big.median,
+                                                    1e-6 * r->sync_us, r->half_big.median);
+    }
 }
 
 static void write_link_conf(FILE *f, const link_t *l)
@@ -673,9 +711,9 @@ static int write_summary(const char *path, const result_t *r)
     fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds (%.3g us each) beyond one message |\n",
             r->sync_us, 100 * r->ring.spread, 1e6 * r->ring.median);
     if (g_size >= 3) {
-        fprintf(f, "| `coll_rabred_%s_duplex` | %.3g | %.0f%% | 64 KiB ring rounds (%.3g us each, sync removed) against one 64 KiB message alone |\n",
-                r->link[r->peer_link].name, r->duplex, 100 * r->ring64.spread,
-                1e6 * r->ring64.median);
+        fprintf(f, "| `coll_rabred_%s_duplex` | %.3g | %.0f%% | %d-byte ring rounds of all %d ranks (%.3g us each) against exchange rounds of all of them in pairs (%.3g us), posted in the executor's order, sync removed, over the one-way factor |\n",
+                r->link[r->peer_link].name, r->duplex, 100 * r->ring_big.spread, r->big_bytes,
+                g_size, 1e6 * r->ring_big.median, 1e6 * r->pairs_big.median);
     } else {
         fprintf(f, "| duplex term | not measured | | needs 3 ranks or more |\n");
     }
@@ -840,7 +878,8 @@ int main(int argc, char **argv)
     for (int b = 8; b <= max_bytes; b *= 2) {
         sizes++;
     }
-    g_progress_total = 4 + 2 * (g_size >= 4) + (g_size >= 5) + 2 * (r.link[0].a >= 0) +
+    g_progress_total = 3 + 2 * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+                       2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;
     for (int k = 0; k < 2; k++) {
@@ -853,23 +892,20 @@ int main(int argc, char **argv)
     /* rounds cross the network when the ranks are on several nodes */
     const link_t *ring_link = r.link[1].fitted ? &r.link[1] : &r.link[0];
     double message = 2 == g_size ? ring_link->m.exchange[0] : ring_link->m.oneway[0];
-    r.ring = measure_rounds(0, 0, 200, 8, buf, buf2);
+    r.ring = measure_rounds(RING, 0, 200, 8, 0, buf, buf2);
     r.sync_us = rabred_cal_excess_us(r.ring.median, message);
     r.have_peer = g_size >= 5;
     r.peer_link = r.link[1].fitted ? 1 : 0;
-    /* 64 KiB rounds to the ring neighbours, every rank at once, against
-     * one such message alone: duplex */
-    r.ring64 = measure_rounds(0, 0, 4 * (g_size - 1), 65536, buf, buf2);
-    r.duplex = g_size >= 3 ? rabred_cal_duplex(&ring_link->m, 65536, r.ring64.median,
-                                               1e-6 * r.sync_us)
-                           : 1; /* two ranks: the ring is an exchange with one peer */
-    if (g_size >= 4) {
-        measure_aggregate(&r, ring_link, buf, buf2);
+    r.duplex = 1; /* two ranks: the ring is an exchange with one peer */
+    if (g_size >= 3) {
+        measure_big_rounds(&r, ring_link, buf, buf2);
     }
     if (r.have_peer) {
-        /* the same rounds to a new pair of peers every round: the excess
-         * over the ring's is two peers' worth */
-        r.distinct = measure_rounds(1, 0, 4 * (g_size - 1), 65536, buf, buf2);
+        /* 64 KiB rounds to a new pair of peers every round against the
+         * same rounds to the ring neighbours: the excess is two peers'
+         * worth */
+        r.ring64 = measure_rounds(RING, 0, 4 * (g_size - 1), 65536, 0, buf, buf2);
+        r.distinct = measure_rounds(DISTINCT, 0, 4 * (g_size - 1), 65536, 0, buf, buf2);
         r.peer_us = rabred_cal_excess_us(r.distinct.median, r.ring64.median) / 2;
     }
     if (0 == g_rank) {

@@ -203,15 +203,14 @@ double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync
     return 1e-6 * p * bytes / moving;
 }
 
-double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_s, double sync_s)
+double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, double oneway_beta)
 {
-    for (int i = 0; i < m->n; i++) {
-        if (m->bytes[i] == bytes && m->oneway[i] > 0) {
-            double f = (round_s - sync_s) / m->oneway[i];
-            return f > 1.1 ? f : 1; /* within the spread: no term */
-        }
+    double ring = ring_s - sync_s, pairs = pairs_s - sync_s;
+    if (!(ring > 0) || !(pairs > 0) || !(oneway_beta > 0)) {
+        return 1;
     }
-    return 1;
+    double f = ring / pairs / oneway_beta;
+    return f > 1.1 ? f : 1; /* within the spread: no term */
 }
 
 double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s)

@@ -94,12 +94,15 @@ double rabred_cal_excess_us(double round_s, double message_s);
 double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync_s,
                                 double half_s);
 
-/* The duplex factor: a lock-step round of `round_s` (`sync_s` of it the
- * rounds' synchronisation) in which every rank sends `bytes` to one peer
- * and receives as much from another, against that message sent alone
- * (m's one-way time at `bytes`): (round_s - sync_s) / alone; 1 when that
- * is below 1.1 (the measurements' own spread) or m has no such size. */
-double rabred_cal_duplex(const rabred_cal_link_t *m, double bytes, double round_s, double sync_s);
+/* The duplex factor from rounds with every rank busy: ring rounds of
+ * `ring_s` (each rank sends to one peer and receives from another)
+ * against exchange rounds of `pairs_s` (each rank exchanges the same
+ * bytes with one peer), `sync_s` of each the rounds' synchronisation.
+ * The model prices the ring's send at duplex x the one-way time
+ * (oneway_beta x the exchange's per byte), so duplex = ring / pairs /
+ * oneway_beta; 1 when that is below 1.1 (the measurements' own spread)
+ * or a time is missing. */
+double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, double oneway_beta);
 
 /* The speed (MB/s) of writing memory a peer has just read: `bytes` written
  * in `after_read_s` right after a peer read them (a message above the

@@ -157,17 +157,14 @@ static void test_round_terms(void)
     CHECK(close_to(rabred_cal_mbs(1 << 20, 1e-4), 10485.76, 1e-9), "MB/s");
     CHECK(0 == rabred_cal_mbs(1 << 20, 0), "MB/s of no time");
 
-    rabred_cal_link_t m;
-    rabred_link_units_t tcp = {.alpha_us = 10, .mbs = 4, .oneway_alpha = 0.7,
-                               .oneway_beta = 0.33};
-    synthesize(&tcp, &m);
-    int at = 13; /* 64 KiB */
-    CHECK(65536 == m.bytes[at], "size table");
-    CHECK(close_to(rabred_cal_duplex(&m, 65536, 1.5 * m.oneway[at] + 1e-4, 1e-4), 1.5, 1e-9),
+    /* ring rounds of 1.5 x 0.9 x an exchange round's bytes' time, one-way
+     * at 0.9 of an exchange's per byte: duplex 1.5 */
+    CHECK(close_to(rabred_cal_duplex_rounds(1.35e-3 + 1e-4, 1e-3 + 1e-4, 1e-4, 0.9), 1.5, 1e-9),
           "duplex 1.5");
-    CHECK(1 == rabred_cal_duplex(&m, 65536, 0.8 * m.oneway[at], 0), "duplex below 1");
-    CHECK(1 == rabred_cal_duplex(&m, 65536, 1.05 * m.oneway[at], 0), "duplex within the noise");
-    CHECK(1 == rabred_cal_duplex(&m, 3000, 1, 0), "duplex of an unmeasured size");
+    CHECK(1 == rabred_cal_duplex_rounds(0.8e-3, 1e-3, 0, 1), "duplex below 1");
+    CHECK(1 == rabred_cal_duplex_rounds(1.05e-3, 1e-3, 0, 1), "duplex within the noise");
+    CHECK(1 == rabred_cal_duplex_rounds(1e-3, 0, 0, 1), "duplex without pair rounds");
+    CHECK(1 == rabred_cal_duplex_rounds(1e-3, 1e-3, 2e-3, 1), "duplex of rounds below sync");
 
     /* 16 ranks of 64 KiB per round: 10 ms against 5 ms on half -> limited */
     double agg = rabred_cal_aggregate_mbs(16, 65536, 10e-3, 0, 5e-3);
