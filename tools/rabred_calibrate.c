@@ -540,7 +540,7 @@ typedef struct {
     link_t link[2];
     stat_t reduce, copy, ring, distinct;
     stat_t ring64, ring_big, pairs_big, half_big;
-    int big_bytes;                /* the aggregate's message size */
+    int big_bytes;                /* the message size of the duplex and aggregate rounds */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */

@@ -75,6 +75,20 @@ static int on_link(const rabred_xfer_t *x, const links_t *links, const rabred_mo
     return remote == (m != links->intra);
 }
 
+/* Is transfer x of round rd half of an exchange: does the round also move
+ * data the other way with the same peer? */
+static int is_exchange(const rabred_plan_t *plan, const rabred_round_t *rd,
+                       const rabred_xfer_t *x)
+{
+    for (int i = 0; i < rd->nxfer; i++) {
+        const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
+        if (y->dir != x->dir && y->peer == x->peer) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* One round's duplex and repeat terms.  When the rank sends to a peer it
  * does not receive from while it receives from another, its largest such
  * send moves at 1 / duplex of its speed alone; an exchange with one peer
@@ -91,18 +105,10 @@ static double round_pair_extra(const rabred_plan_t *plan, const rabred_round_t *
     }
     for (int k = 0; k < rd->nxfer && receives; k++) {
         const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-        int exchange = 0;
-        if (!on_link(x, links, m)) {
+        if (!on_link(x, links, m) || RABRED_XFER_SEND != x->dir) {
             continue;
         }
-        for (int i = 0; i < rd->nxfer; i++) {
-            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
-            exchange |= RABRED_XFER_RECV == y->dir && y->peer == x->peer;
-        }
-        if (RABRED_XFER_SEND != x->dir) {
-            continue;
-        }
-        if (exchange) {
+        if (is_exchange(plan, rd, x)) {
             exchanged = x->len > exchanged ? x->len : exchanged;
         } else {
             one_way = x->len > one_way ? x->len : one_way;
@@ -120,12 +126,7 @@ static double eager_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
     double most = 0;
     for (int k = 0; k < rd->nxfer; k++) {
         const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-        int exchange = 0;
-        for (int i = 0; i < rd->nxfer; i++) {
-            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
-            exchange |= y->dir != x->dir && y->peer == x->peer;
-        }
-        double cost = (double)x->len * (exchange ? 1.0 : m->f_beta);
+        double cost = (double)x->len * (is_exchange(plan, rd, x) ? 1.0 : m->f_beta);
         if ((double)x->len <= m->eager_bytes && cost > most) {
             most = cost;
         }
@@ -306,14 +307,9 @@ static double own_round_time(const rabred_plan_t *plan, const rabred_round_t *rd
     *sent = 0;
     for (int k = 0; k < rd->nxfer; k++) {
         const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-        int exchange = 0;
-        for (int i = 0; i < rd->nxfer; i++) {
-            const rabred_xfer_t *y = &plan->xfers[rd->first_xfer + i];
-            exchange |= y->dir != x->dir && y->peer == x->peer;
-        }
         int out = RABRED_XFER_SEND == x->dir;
         *sent += out ? (double)x->len : 0.0;
-        t[out] += (double)x->len * (exchange ? m->beta : m->f_beta * m->beta);
+        t[out] += (double)x->len * (is_exchange(plan, rd, x) ? m->beta : m->f_beta * m->beta);
     }
     double ports = t[0] > t[1] ? t[0] : t[1];
     return rd->nxfer > 0 ? ports + round_pair_extra(plan, rd, later, m, NULL) : 0.0;
