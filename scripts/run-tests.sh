@@ -522,6 +522,18 @@ if python3 bench/compare/analyze.py "$analyze_dir" --no-plots >"$logs/analyze.lo
 else
     fail analyze-recorded "$logs/analyze.log"
 fi
+# bench/compare/reproducibility.py on the three recorded cluster runs: the
+# oracle's counts quoted by reproducibility-20261127/README.md.
+repro_log=$logs/reproducibility.log
+if (cd bench/results && python3 ../compare/reproducibility.py model-cluster-20261127 \
+        model-cluster-20261127c model-cluster-20261127d) >"$repro_log" 2>&1 &&
+   grep -q '^| allreduce | model-cluster-20261127d | model-cluster-20261127c | 28 | 21 (75%) | 1.32 |' "$repro_log" &&
+   grep -q '^| reduce | model-cluster-20261127c | model-cluster-20261127 | 28 | 26 (93%) | 3.52 |' "$repro_log" &&
+   grep -q '^| allreduce | 517 | 203 (39%) | 118 (23%) |' "$repro_log"; then
+    pass reproducibility-recorded
+else
+    fail reproducibility-recorded "$repro_log"
+fi
 # Every installed tool says its version (configure's) and has a man page
 # that groff formats without a warning.
 version=$(sed -n 's/^PACKAGE_VERSION = //p' Makefile)
