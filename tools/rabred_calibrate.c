@@ -464,23 +464,24 @@ enum { RING = 0, DISTINCT = 1, PAIRS = 2 };
 /* Seconds per round of `rounds` lock-step rounds: in round j every rank
  * of the ring sends `bytes` to the one d_j after it and receives from the
  * one d_j before, d_j = 1 (RING) or d_j = j + 1 (DISTINCT: every round
- * another peer), or exchanges `bytes` with its pair r ^ 1 (PAIRS; an odd
- * last rank idles); the slowest rank's.  The ring is every rank, or
- * (half) the even-numbered ones while the others sleep. */
+ * another peer), or exchanges `bytes` with its pair r ^ pair (PAIRS, pair
+ * a power of two; a rank without one in range idles); the slowest
+ * rank's.  The ring is every rank, or (half) the even-numbered ones while
+ * the others sleep. */
 static double rounds_time(int rounds, int pattern, int half, int bytes, int sends_first,
-                          char *buf, char *buf2)
+                          int pair, char *buf, char *buf2)
 {
     int n = half ? (g_size + 1) / 2 : g_size, me = half ? g_rank / 2 : g_rank;
     int step = half ? 2 : 1, active = !half || 0 == g_rank % 2;
     double mine = 0, slowest;
-    active = active && !(PAIRS == pattern && (me ^ 1) >= n);
+    active = active && !(PAIRS == pattern && (me ^ pair) >= n);
     MPI_Barrier(MPI_COMM_WORLD);
     if (active) {
         double t0 = MPI_Wtime();
         for (int j = 0; j < rounds; j++) {
             int d = DISTINCT == pattern ? 1 + j % (n - 1) : 1;
-            int to = PAIRS == pattern ? me ^ 1 : (me + d) % n;
-            int from = PAIRS == pattern ? me ^ 1 : (me - d + n) % n;
+            int to = PAIRS == pattern ? me ^ pair : (me + d) % n;
+            int from = PAIRS == pattern ? me ^ pair : (me - d + n) % n;
             send_recv(buf, buf2, bytes, step * to, step * from, sends_first);
         }
         mine = (MPI_Wtime() - t0) / rounds;
@@ -490,15 +491,35 @@ static double rounds_time(int rounds, int pattern, int half, int bytes, int send
     return slowest;
 }
 
+static stat_t measure_pairs_at(int pair, int rounds, int bytes, int sends_first, char *buf,
+                               char *buf2);
+
 static stat_t measure_rounds(int pattern, int half, int rounds, int bytes, int sends_first,
                              char *buf, char *buf2)
 {
     static const char *what[] = {"lock-step rounds", "distinct peers", "pairs at once"};
+    if (PAIRS == pattern) {
+        return measure_pairs_at(1, rounds, bytes, sends_first, buf, buf2);
+    }
     double x[SAMPLES];
     progress(half ? "half the ranks at once" : what[pattern]);
-    (void)rounds_time(rounds, pattern, half, bytes, sends_first, buf, buf2); /* connections */
+    (void)rounds_time(rounds, pattern, half, bytes, sends_first, 1, buf, buf2); /* connections */
     for (int s = 0; s < SAMPLES; s++) {
-        x[s] = rounds_time(rounds, pattern, half, bytes, sends_first, buf, buf2);
+        x[s] = rounds_time(rounds, pattern, half, bytes, sends_first, 1, buf, buf2);
+    }
+    g_progress_done += 1;
+    return stats(x, SAMPLES);
+}
+
+/* Exchange rounds of every rank with rank XOR pair at once. */
+static stat_t measure_pairs_at(int pair, int rounds, int bytes, int sends_first, char *buf,
+                               char *buf2)
+{
+    double x[SAMPLES];
+    progress(1 == pair ? "pairs at once" : "pairs farther apart");
+    (void)rounds_time(rounds, PAIRS, 0, bytes, sends_first, pair, buf, buf2); /* connections */
+    for (int s = 0; s < SAMPLES; s++) {
+        x[s] = rounds_time(rounds, PAIRS, 0, bytes, sends_first, pair, buf, buf2);
     }
     g_progress_done += 1;
     return stats(x, SAMPLES);
@@ -540,11 +561,42 @@ typedef struct {
     link_t link[2];
     stat_t reduce, copy, ring, distinct;
     stat_t ring64, ring_big, pairs_big, half_big;
+    stat_t pairs_far[RABRED_DISTANCE_CLASSES]; /* [k]: pairs 2^k apart; [0] unused */
+    int far_classes;              /* distances measured, 1 included; 0: none */
+    int ndistance;                /* entries of distance_mbs to write; 0: none */
+    double distance_mbs[RABRED_DISTANCE_CLASSES];
     int big_bytes;                /* the message size of the duplex and aggregate rounds */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */
 } result_t;
+
+/* How many distances 1, 2, 4, ... (below p) the distance term is
+ * measured at: with one rank per node and 4 ranks or more (with several
+ * ranks per node the decision prices with the node map instead, where a
+ * rank's distance is not its node's), else 0. */
+static int far_classes(int nodes)
+{
+    int n = 0;
+    while (nodes == g_size && g_size >= 4 && n < RABRED_DISTANCE_CLASSES && (1 << n) < g_size) {
+        n++;
+    }
+    return n;
+}
+
+/* The distance term: the same exchange rounds in pairs, every rank with
+ * rank XOR 2^k at once, k >= 1, against pairs 1 apart (r->pairs_big). */
+static void measure_distances(result_t *r, const link_t *ring_link, int rounds, int bytes,
+                              int sends_first, char *buf, char *buf2)
+{
+    double t[RABRED_DISTANCE_CLASSES] = {r->pairs_big.median};
+    for (int k = 1; k < r->far_classes; k++) {
+        r->pairs_far[k] = measure_pairs_at(1 << k, rounds, bytes, sends_first, buf, buf2);
+        t[k] = r->pairs_far[k].median;
+    }
+    r->ndistance = rabred_cal_distance_mbs(ring_link->fit.mbs, t, r->far_classes,
+                                           1e-6 * r->sync_us, r->distance_mbs);
+}
 
 /* Rounds of the link's largest measured size (at most 1 MiB), where a
  * message's bytes, not per-message work, decide its time (at 64 KiB the
@@ -581,6 +633,9 @@ static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, 
         r->half_big = measure_rounds(RING, 1, rounds, bytes, sends_first, buf, buf2);
         r->aggregate_mbs = rabred_cal_aggregate_mbs(g_size, bytes, r->ring_big.median,
                                                     1e-6 * r->sync_us, r->half_big.median);
+    }
+    if (r->far_classes > 1) {
+        measure_distances(r, ring_link, rounds, bytes, sends_first, buf, buf2);
     }
 }
 
@@ -648,6 +703,13 @@ static int write_conf(const char *path, const result_t *r, const char *files)
     if (r->have_peer) {
         fprintf(f, "coll_rabred_%s_peer_us = %.4g\n", r->link[r->peer_link].name, r->peer_us);
     }
+    if (r->ndistance > 0) {
+        fprintf(f, "coll_rabred_inter_distance_mbs = ");
+        for (int k = 0; k < r->ndistance; k++) {
+            fprintf(f, "%s%.6g", k ? "," : "", r->distance_mbs[k]);
+        }
+        fprintf(f, "\n");
+    }
     return fclose(f);
 }
 
@@ -691,6 +753,24 @@ static void summary_link(FILE *f, const link_t *l)
             u->send_buffer_bytes >= l->buffer_bytes ? " (all of it: the buffer holds at least that)" : "");
 }
 
+/* The distance term's line: what was measured, and whether it is written. */
+static void summary_distance(FILE *f, const result_t *r)
+{
+    if (r->far_classes < 2) {
+        fprintf(f, "| distance term | not measured | | needs 4 ranks or more, one per node |\n");
+        return;
+    }
+    fprintf(f, "| `coll_rabred_inter_distance_mbs` | %s | %.0f%% | %d-byte exchange rounds of "
+               "every rank with rank XOR 2^k at once (us:",
+            r->ndistance > 0 ? "written" : "not written (no distance 1.1x slower than 1)",
+            100 * r->pairs_big.spread, r->big_bytes);
+    for (int k = 0; k < r->far_classes; k++) {
+        fprintf(f, " %d: %.3g", 1 << k,
+                1e6 * (0 == k ? r->pairs_big.median : r->pairs_far[k].median));
+    }
+    fprintf(f, "), against distance 1 |\n");
+}
+
 static int write_summary(const char *path, const result_t *r)
 {
     FILE *f = fopen(path, "w");
@@ -727,6 +807,7 @@ static int write_summary(const char *path, const result_t *r)
     } else {
         fprintf(f, "| peer term | not measured | | needs 5 ranks or more |\n");
     }
+    summary_distance(f, r);
     fprintf(f, "\nPer size (us, medians):\n\n");
     for (int k = 0; k < 2; k++) {
         const link_t *l = &r->link[k];
@@ -878,7 +959,9 @@ int main(int argc, char **argv)
     for (int b = 8; b <= max_bytes; b *= 2) {
         sizes++;
     }
+    r.far_classes = r.link[1].a >= 0 ? far_classes(r.nodes) : 0;
     g_progress_total = 3 + 2 * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+                       (r.far_classes > 1 ? r.far_classes - 1 : 0) +
                        2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;

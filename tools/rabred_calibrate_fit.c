@@ -213,6 +213,25 @@ double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, do
     return f > 1.1 ? f : 1; /* within the spread: no term */
 }
 
+int rabred_cal_distance_mbs(double mbs, const double *pairs_s, int n, double sync_s,
+                            double *out)
+{
+    int slower = 0;
+    double near = n > 0 ? pairs_s[0] - sync_s : 0;
+    if (!(mbs > 0) || !(near > 0) || n > RABRED_DISTANCE_CLASSES) {
+        return 0;
+    }
+    for (int k = 0; k < n; k++) {
+        double far = pairs_s[k] - sync_s;
+        if (!(far > 0)) {
+            return 0;
+        }
+        out[k] = far > 1.1 * near ? mbs * near / far : mbs; /* within the spread: none */
+        slower |= far > 1.1 * near;
+    }
+    return slower ? n : 0;
+}
+
 double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s)
 {
     if (!(own_s > 0) || !(after_read_s > 1.1 * own_s)) {

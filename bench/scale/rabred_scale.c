@@ -506,14 +506,12 @@ static int partner(int lanes, int dist, int r)
     return r < lanes ? r + dist : r >= dist && r < dist + lanes ? r - dist : -1;
 }
 
-/* Seconds of `reps` exchanges of `bytes` between partners, one after the
- * other (both send and receive, as the runner does), after a common
- * start; every rank takes part in the start. */
-static double exchange_time(const bench_t *bn, int lanes, int dist, int bytes, int reps,
-                            char *buf)
+/* Seconds of `reps` exchanges of `bytes` with `peer` (-1: none), one
+ * after the other (both send and receive, as the runner does), after a
+ * common start; every rank takes part in the start. */
+static double exchange_with(const bench_t *bn, int peer, int bytes, int reps, char *buf)
 {
     double start = common_start(bn), end = start;
-    int peer = partner(lanes, dist, bn->rank);
     for (int i = 0; i < reps && peer >= 0; i++) {
         MPI_Request req[2];
         MPI_Irecv(buf + bytes, bytes, MPI_BYTE, peer, 7, MPI_COMM_WORLD, &req[0]);
@@ -524,6 +522,12 @@ static double exchange_time(const bench_t *bn, int lanes, int dist, int bytes, i
     double mine = end - start, longest;
     MPI_Allreduce(&mine, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     return longest;
+}
+
+static double exchange_time(const bench_t *bn, int lanes, int dist, int bytes, int reps,
+                            char *buf)
+{
+    return exchange_with(bn, partner(lanes, dist, bn->rank), bytes, reps, buf);
 }
 
 /* A link's alpha and bandwidth, as rabred-calibrate measures them: alpha
@@ -548,6 +552,32 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
                       lanes * (double)(LARGE - SMALL) / (large - small) / 1e6);
 }
 
+/* The distance term as rabred-calibrate measures it: every rank
+ * exchanges with rank XOR 2^k at once (ranks without one in range sit
+ * out), for every 2^k < p, bandwidth from the slope from 8 B to 1 MiB;
+ * entry k is the link's mbs times how much faster distance 1 ran, the
+ * link's own within 1.1x (rabred_cal_distance_mbs). */
+static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
+{
+    double near = 0;
+    enum { SMALL = 8, LARGE = 1 << 20 };
+    char *buf = calloc(2, LARGE);
+    if (NULL == buf) {
+        fprintf(stderr, "rabred_scale: no memory for the distance measurement\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES && (1 << k) < bn->p; k++) {
+        int peer = bn->rank ^ (1 << k);
+        peer = peer < bn->p ? peer : -1;
+        double small = exchange_with(bn, peer, SMALL, 1, buf);
+        double large = exchange_with(bn, peer, LARGE, 1, buf);
+        double mbs = (double)(LARGE - SMALL) / (large - small) / 1e6;
+        near = 0 == k ? mbs : near;
+        link->distance_mbs[k] = near > 1.1 * mbs ? link->mbs * mbs / near : link->mbs;
+    }
+    free(buf);
+}
+
 static void measure_links(bench_t *bn, options_t *o)
 {
     if (bn->p < 2) {
@@ -562,11 +592,19 @@ static void measure_links(bench_t *bn, options_t *o)
     }
     if (o->ppn > 1) { /* inside a group: ranks 0 and 1 */
         o->intra = measure_link(bn, 1, 1);
+    } else { /* one rank per node: the network by distance (the model's
+              * distance term applies without a node map only) */
+        measure_distances(bn, &o->inter);
     }
     if (0 == bn->rank) {
         printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g intra alpha_us=%.6g mbs=%.6g\n",
                o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->intra.alpha_us,
                o->intra.mbs);
+        printf("DISTANCE mbs=");
+        for (int k = 0; k < RABRED_DISTANCE_CLASSES && o->inter.distance_mbs[k] > 0; k++) {
+            printf("%s%.6g", k ? "," : "", o->inter.distance_mbs[k]);
+        }
+        printf("\n");
     }
 }
 

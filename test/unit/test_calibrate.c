@@ -172,6 +172,19 @@ static void test_round_terms(void)
     CHECK(0 == rabred_cal_aggregate_mbs(16, 65536, 10.5e-3, 0, 10e-3),
           "5 %% slower on all ranks is no limit");
     CHECK(0 == rabred_cal_aggregate_mbs(16, 65536, 10e-3, 0, 0), "no half measurement");
+
+    /* pairs 1, 2, 4 and 8 apart, as on a torus row of 16: the far ones
+     * at half and a quarter of the near ones' speed; 2 apart within the
+     * spread: the link's own */
+    double d[RABRED_DISTANCE_CLASSES];
+    const double far[4] = {1e-3 + 1e-4, 1.05e-3 + 1e-4, 2e-3 + 1e-4, 4e-3 + 1e-4};
+    CHECK(4 == rabred_cal_distance_mbs(1000, far, 4, 1e-4, d) && close_to(d[0], 1000, 1e-9) &&
+              close_to(d[1], 1000, 1e-9) && close_to(d[2], 500, 1e-9) && close_to(d[3], 250, 1e-9),
+          "distances: %g %g %g %g MB/s", d[0], d[1], d[2], d[3]);
+    const double even[3] = {1e-3, 1.08e-3, 1.02e-3};
+    CHECK(0 == rabred_cal_distance_mbs(1000, even, 3, 0, d), "no distance slower: nothing");
+    const double missing[3] = {1e-3, 0, 4e-3};
+    CHECK(0 == rabred_cal_distance_mbs(1000, missing, 3, 0, d), "a missing time: nothing");
 }
 
 /* A send buffer seen as the time a send's last bytes take after it

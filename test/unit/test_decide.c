@@ -370,6 +370,99 @@ static void test_aggregate_is_a_bound(void)
           rab_fast[0], rab_fast[1]);
 }
 
+/* What auto picks for n bytes at p under link (balanced, commutative). */
+static const rabred_alg_t *pick_flat(const rabred_link_units_t *link, int p, int64_t n)
+{
+    rabred_pricebooks_t books = {0};
+    rabred_model_t m = rabred_model_make(link, RABRED_DEFAULT_REDUCE_MBS, 0);
+    const rabred_pricebook_t *book = NULL;
+    rabred_choice_t out = {0};
+    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, n / 8, 1, NULL},
+                             .root = -1, .bytes = n, .forced = RABRED_ALG_AUTO};
+    int rc = rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, p, 0, &m, &book);
+    in.book = book;
+    rc = RABRED_OK == rc ? rabred_select(&in, &out) : rc;
+    rabred_pricebooks_free(&books);
+    return RABRED_OK == rc ? out.alg : NULL;
+}
+
+/* The distance term: a round's slowest message at the bandwidth every
+ * rank gets when all exchange that far apart (rabred_extras.c).
+ *  - p = 4, halving and doubling: rank 0 exchanges n/2 with rank 1, n/4
+ *    with rank 2, then n/4 and n/2 back; with distance 2 at half speed
+ *    the two n/4 exchanges pay n/4 beta each more: n beta / 2.  The
+ *    neighbour ring talks only to ranks 1 away (3 is 1 away cyclically):
+ *    nothing.
+ *  - p = 256 with what rabred_scale measures on bench/scale's 16x16x16
+ *    torus (each 16 ranks a row: 8 ranks apart is 8 hops on shared
+ *    links, 16 apart one hop in the next dimension): 2 MiB goes from
+ *    halving and doubling (Rabenseifner's or binary blocks', one price
+ *    at p = 2^k) to a neighbour ring (SMPI: 7137 us against
+ *    3451), 8 B stays with recursive doubling; a list equal to the
+ *    link's bandwidth changes nothing. */
+static void test_distance_term(void)
+{
+    const int64_t n = 1 << 20;
+    rabred_model_t m = RABRED_TEST_MODEL(0, 1e-9, 0, 1.0, 1.0);
+    m.distance_beta[1] = 2e-9;
+    rabred_price_call_t call = {4, -1, 1, n, 0};
+    double rab = -1, ring = -1;
+    CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_rabenseifner, &call, &m, &rab) &&
+              fabs(rab - n * 1e-9 / 2) <= 1e-12,
+          "distance 2 at half speed, p = 4: halving and doubling's extra %g s, want %g", rab,
+          n * 1e-9 / 2);
+    CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_neighbor_ring, &call, &m,
+                                           &ring) && 0 == ring,
+          "distance 2 at half speed, p = 4: the neighbour ring's extra %g s, want 0", ring);
+
+    rabred_link_units_t torus = {.alpha_us = 0.23, .mbs = 1250, .oneway_alpha = 1,
+                                 .oneway_beta = 1, .repeat = 1, .duplex = 1};
+    rabred_link_units_t flat = torus;
+    const double measured[8] = {1250, 625, 312.5, 156.25, 1250, 625, 312.5, 156.25};
+    for (int k = 0; k < 8; k++) {
+        torus.distance_mbs[k] = measured[k];
+    }
+    const rabred_alg_t *big = pick_flat(&torus, 256, 2 << 20), *plain = pick_flat(&flat, 256, 2 << 20);
+    int halving = &rabred_alg_allreduce_rabenseifner == plain ||
+                  rabred_table_by_name(RABRED_COLL_ALLREDUCE, "binary_blocks") == plain;
+    CHECK(&rabred_alg_allreduce_neighbor_ring == big && halving,
+          "p = 256, 2 MiB: %s with the torus's distances (want neighbor_ring), %s without "
+          "(want halving and doubling: rabenseifner or binary_blocks, equal at p = 2^k)",
+          big ? big->name : "none", plain ? plain->name : "none");
+    const rabred_alg_t *tiny = pick_flat(&torus, 256, 8);
+    CHECK(&rabred_alg_allreduce_recursive_doubling == tiny,
+          "p = 256, 8 B with the torus's distances: %s (want recursive_doubling)",
+          tiny ? tiny->name : "none");
+    for (int k = 0; k < 8; k++) {
+        flat.distance_mbs[k] = flat.mbs;
+    }
+    const rabred_alg_t *same = pick_flat(&flat, 256, 2 << 20);
+    CHECK(plain == same, "p = 256, 2 MiB, every distance at the link's speed: %s (want %s)",
+          same ? same->name : "none", plain ? plain->name : "none");
+}
+
+/* The distance list's parser: up to RABRED_DISTANCE_CLASSES numbers >= 0,
+ * comma-separated; anything else is refused whole. */
+static void test_distance_parse(void)
+{
+    double mbs[RABRED_DISTANCE_CLASSES];
+    CHECK(0 == rabred_distance_parse("", mbs) && 0 == rabred_distance_parse(NULL, mbs) &&
+              0 == mbs[0],
+          "empty list");
+    CHECK(3 == rabred_distance_parse("1250,625.5,0", mbs) && 1250 == mbs[0] && 625.5 == mbs[1] &&
+              0 == mbs[2] && 0 == mbs[3],
+          "three entries: %g %g %g", mbs[0], mbs[1], mbs[2]);
+    const char *bad[] = {"1250,", ",1250", "x", "-1", "nan", "inf", "1250;625", "1,,2",
+                         "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        mbs[0] = 7;
+        CHECK(-1 == rabred_distance_parse(bad[i], mbs) && 0 == mbs[0], "\"%s\" refused", bad[i]);
+    }
+    CHECK(16 == rabred_distance_parse("1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16", mbs) &&
+              16 == mbs[15],
+          "sixteen entries");
+}
+
 /* Writing what the peer read: reductions into it at beta_inv, receives
  * and copies over it at beta_overwrite (rabred_extras.c).  At p = 2:
  * recursive doubling reduces into all it sent (n bytes at beta_inv) and
@@ -436,6 +529,8 @@ int main(void)
     test_duplex_and_aggregate();
     test_aggregate_is_a_bound();
     test_invalidate_terms();
+    test_distance_term();
+    test_distance_parse();
     test_grid();
     test_grid_model_and_rules();
     test_thresholds();

@@ -75,6 +75,7 @@ static uint64_t parameters_digest(void)
     ints[n++] = c->arrival_aware;
     ints[n++] = c->arrival_min_bytes;
     uint64_t h = rabred_digest(RABRED_DIGEST_INIT, ints, sizeof(ints));
+    h = rabred_digest(h, l[1].distance_mbs, sizeof(l[1].distance_mbs));
     const char *map = NULL != c->node_map ? c->node_map : "";
     h = rabred_digest(h, map, strlen(map) + 1);
     h = rabred_digest(h, reals, sizeof(reals));

@@ -417,12 +417,36 @@ static void register_link(const char *kind, const char *where, const rabred_link
 #undef RABRED_LINK_PARAM
 }
 
+/* The network's bandwidth by distance: a list, so a string parameter,
+ * parsed once here (a bad list is ignored, said once). */
+static void register_distance(rabred_link_units_t *inter)
+{
+    static char *text;
+    text = NULL;
+    (void)mca_base_component_var_register(
+        &mca_coll_rabred_component.super.collm_version, "inter_distance_mbs",
+        "Cost model, between nodes (the network), one rank per node: what each rank moves, "
+        "MB/s each way, when every rank exchanges at once with the rank 1, 2, 4, ... places "
+        "away (rank XOR 2^k), as a comma-separated list scaled so that distance 1 reads "
+        "inter_mbs (rabred-calibrate writes it); where long routes share links (a torus, a "
+        "tapered fat tree) the far entries fall below inter_mbs and the decision charges the "
+        "rounds that talk that far. Empty (default), 0 or beyond the list: inter_mbs",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ,
+        &text);
+    if (rabred_distance_parse(text, inter->distance_mbs) < 0) {
+        opal_output(0, "coll:rabred: coll_rabred_inter_distance_mbs = \"%s\" is not a list of "
+                    "at most %d numbers >= 0 (MB/s for distances 1, 2, 4, ...); ignored",
+                    text, RABRED_DISTANCE_CLASSES);
+    }
+}
+
 static void register_model(mca_coll_rabred_component_t *c)
 {
     register_link("intra", "within a node (shared memory)", &rabred_default_intra,
                   &c->link[RABRED_LINK_INTRA]);
     register_link("inter", "between nodes (the network)", &rabred_default_inter,
                   &c->link[RABRED_LINK_INTER]);
+    register_distance(&c->link[RABRED_LINK_INTER]);
     register_model_param("reduce_mbs",
                          "Cost model: speed of a local reduction (MPI_Reduce_local of doubles "
                          "with MPI_SUM), MB/s of input",

@@ -12,6 +12,10 @@
 
 #include <stdint.h>
 
+/* Classes of the distance term (rabred_model_t.distance_beta): partners
+ * 1, 2-3, 4-7, ... ranks apart, up to 2^16 ranks. */
+#define RABRED_DISTANCE_CLASSES 16
+
 /* The cost model's terms, each a physical quantity (docs/decision.md, "The cost
  * model"; rabred-calibrate measures them).  The closed forms price the
  * first five; the others are priced from the plans' structure
@@ -52,6 +56,12 @@ typedef struct {
                        * (1 / the aggregate bandwidth of the nodes or fabric, below the
                        * sum of the links': shared CPUs doing the transport's work, a
                        * bisection, a node's memory bus); 0: no limit */
+    /* seconds per byte of an exchange when every rank exchanges at once
+     * with the rank 2^k places away, for partners between 2^k and 2^(k+1)
+     * - 1 ranks apart (cyclically: min(d, p - d)); 0: beta.  Where routes
+     * at long distances share links (a torus, a tapered tree), a message
+     * there moves slower than one alone (rabred_link_units_t.distance_mbs) */
+    double distance_beta[RABRED_DISTANCE_CLASSES];
 } rabred_model_t;
 
 typedef struct {

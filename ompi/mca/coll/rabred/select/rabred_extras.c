@@ -28,7 +28,14 @@
  *   copy         local copies (a root that copies its input before
  *                reducing into it pays what one receiving in place does not);
  *   peer         every distinct peer of the rank;
- *   aggregate    all ranks' bytes of a round at the aggregate bandwidth.
+ *   aggregate    all ranks' bytes of a round at the aggregate bandwidth;
+ *   distance     a round's slowest message at the bandwidth every rank
+ *                gets when all exchange at its partner's distance (links
+ *                shared by long routes: on a torus, Rabenseifner's
+ *                partners 16-128 ranks apart cross up to 8 links each and
+ *                share them, 2.07x a ring at p = 256, 2 MiB; one link
+ *                only: with a node map a rank's distance is not its
+ *                node's).
  * Messages are sized in bytes: plans are built with one-byte elements.
  */
 #include "select/rabred_model.h"
@@ -132,6 +139,44 @@ static double eager_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
         }
     }
     return most * (m->beta_eager - m->beta);
+}
+
+/* Partners d ranks apart (cyclically) are in distance class floor(lg d). */
+static int distance_class(int rank, int peer, int p)
+{
+    int d = peer > rank ? peer - rank : rank - peer;
+    d = d < p - d ? d : p - d;
+    int k = 0;
+    while (d > 1 && k + 1 < RABRED_DISTANCE_CLASSES) {
+        d >>= 1;
+        k++;
+    }
+    return k;
+}
+
+/* One round's distance term: what its slowest message adds at its
+ * distance's bandwidth over beta (a one-way one at f_beta of that). */
+static double distance_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
+                             const rabred_model_t *m, int rank, int p)
+{
+    double most = 0;
+    for (int k = 0; k < rd->nxfer; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        double slower = m->distance_beta[distance_class(rank, x->peer, p)] - m->beta;
+        double cost = (double)x->len * slower * (is_exchange(plan, rd, x) ? 1.0 : m->f_beta);
+        most = cost > most ? cost : most;
+    }
+    return most;
+}
+
+static int has_distance(const rabred_model_t *m)
+{
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
+        if (m->distance_beta[k] > m->beta) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Regions of one of the rank's buffers that a peer has read in this call
@@ -243,11 +288,13 @@ static double peers_extra(const int *peers, int npeers, int overflow, const link
     return t;
 }
 
-/* One rank's structural terms (links: NULL, or the node map's two links). */
+/* One rank's structural terms (links: NULL, or the node map's two links);
+ * the rank is `rank` of p. */
 static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
-                          const links_t *links)
+                          const links_t *links, int rank, int p)
 {
     int peers[64], npeers = 0, overflow = 0, moved = 0;
+    int distance = NULL == links && has_distance(net);
     double t = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
@@ -275,6 +322,7 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
         if (m->beta_eager > m->beta && m->eager_bytes > 0) {
             t += eager_extra(plan, rd, m);
         }
+        t += distance ? distance_extra(plan, rd, m, rank, p) : 0.0;
         moved |= rd->nxfer > 0;
     }
     /* a peer reads memory only inside a node (single-copy transports) */
@@ -384,7 +432,8 @@ static int no_terms(const rabred_model_t *model)
     return 0 == model->sync && 0 == model->peer && 0 == model->rndv && 0 == model->rndv_oneway &&
            0 == model->aggregate && !(model->beta_eager > model->beta) && 0 == model->beta_inv &&
            0 == model->beta_overwrite &&
-           !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy;
+           !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy &&
+           !has_distance(model);
 }
 
 int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call_t *call,
@@ -401,7 +450,7 @@ int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call
                                call->seg_bytes, arrival, 0, NULL};
     int rc = rabred_plan_build(alg->build, &args, &plan);
     if (RABRED_OK == rc) {
-        *extra = rank_extras(&plan, model, NULL);
+        *extra = rank_extras(&plan, model, NULL, rank, call->p);
     }
     rabred_plan_free(&plan);
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
@@ -434,7 +483,7 @@ static int extras_of(const rabred_alg_t *alg, const rabred_price_call_t *call,
         rc = rabred_plan_build(alg->build, &args, &plan);
         if (RABRED_OK == rc) {
             links_t links = {nodes, ranks[i], intra};
-            double t = rank_extras(&plan, model, NULL != nodes ? &links : NULL);
+            double t = rank_extras(&plan, model, NULL != nodes ? &links : NULL, ranks[i], p);
             *extra = t > *extra ? t : *extra;
         }
     }

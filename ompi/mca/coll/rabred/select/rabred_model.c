@@ -50,7 +50,33 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .beta_rank = link->rank_mbs > 0 ? 1e-6 / link->rank_mbs : 0,
         .send_buffer = link->send_buffer_bytes > 0 ? link->send_buffer_bytes : 0,
     };
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
+        m.distance_beta[k] = link->distance_mbs[k] > 0 ? 1e-6 / link->distance_mbs[k] : 0;
+    }
     return m;
+}
+
+int rabred_distance_parse(const char *text, double mbs[RABRED_DISTANCE_CLASSES])
+{
+    int n = 0;
+    memset(mbs, 0, RABRED_DISTANCE_CLASSES * sizeof(double));
+    if (NULL == text || '\0' == *text) {
+        return 0;
+    }
+    for (const char *s = text;; s++) {
+        char *end;
+        double v = strtod(s, &end);
+        if (end == s || !(v >= 0 && v < 1e300) || n == RABRED_DISTANCE_CLASSES ||
+            (',' != *end && '\0' != *end)) {
+            memset(mbs, 0, RABRED_DISTANCE_CLASSES * sizeof(double));
+            return -1;
+        }
+        mbs[n++] = v;
+        if ('\0' == *end) {
+            return n;
+        }
+        s = end;
+    }
 }
 
 /* Simulation work we accept per price (rank-rounds plus transfers over all
@@ -386,7 +412,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv &&
            a->beta_overwrite == b->beta_overwrite && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
-           a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer;
+           a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer &&
+           0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta));
 }
 
 /* Does b price a communicator with this node map (NULL: none) and intra link? */

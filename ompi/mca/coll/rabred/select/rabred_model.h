@@ -67,7 +67,19 @@ typedef struct {
     double sends_first_bytes; /* not a price: from this message size a step posts its
                                * sends before its receives, where the transport
                                * serialises an exchange posted receive-first (0: never) */
+    /* what each rank moves, MB/s each way, when every rank exchanges at
+     * once with the rank 2^k places away (rank XOR 2^k), k = 0, 1, ...; a
+     * torus or a tapered fat tree routes long distances over shared links.
+     * 0 (or below the list's end): mbs.  One rank per node only: with a
+     * node map a rank's distance is not its node's (rabred_model_extras) */
+    double distance_mbs[RABRED_DISTANCE_CLASSES];
 } rabred_link_units_t;
+
+/* Parses a distance list, "MBS[,MBS...]" (entry k: distance 2^k; at most
+ * RABRED_DISTANCE_CLASSES, each a finite number >= 0; empty: none) into
+ * mbs[] (the rest 0).  The number of entries, or -1 for a bad list (mbs[]
+ * then all 0). */
+int rabred_distance_parse(const char *text, double mbs[RABRED_DISTANCE_CLASSES]);
 
 /* Built-in defaults.  Within a node (shared memory): measured on this
  * project's machine (Debian 12 VM, 2 cores, Open MPI 4.1.4's vader BTL,
