@@ -525,13 +525,14 @@ else
     fail analyze-recorded "$logs/analyze.log"
 fi
 # bench/compare/reproducibility.py on the three recorded cluster runs: the
-# oracle's counts quoted by reproducibility-20261127/README.md.
+# counts quoted by reproducibility-20261127/README.md.
 repro_log=$logs/reproducibility.log
 if (cd bench/results && python3 ../compare/reproducibility.py model-cluster-20261127 \
         model-cluster-20261127c model-cluster-20261127d) >"$repro_log" 2>&1 &&
    grep -q '^| allreduce | model-cluster-20261127d | model-cluster-20261127c | 28 | 21 (75%) | 1.32 |' "$repro_log" &&
    grep -q '^| reduce | model-cluster-20261127c | model-cluster-20261127 | 28 | 26 (93%) | 3.52 |' "$repro_log" &&
-   grep -q '^| allreduce | 517 | 203 (39%) | 118 (23%) |' "$repro_log"; then
+   grep -q '^| allreduce | 517 | 203 (39%) | 118 (23%) |' "$repro_log" &&
+   grep -q '^| allreduce | 28 | 26.3 (94%) | 3: 13/65536 1.20, 16/65536 1.17, 16/1048576 1.30 |' "$repro_log"; then
     pass reproducibility-recorded
 else
     fail reproducibility-recorded "$repro_log"

@@ -571,14 +571,16 @@ typedef struct {
     int peer_link;                /* the link the rounds cross */
 } result_t;
 
-/* How many distances 1, 2, 4, ... (below p) the distance term is
- * measured at: with one rank per node and 4 ranks or more (with several
- * ranks per node the decision prices with the node map instead, where a
- * rank's distance is not its node's), else 0. */
+/* How many distances 1, 2, 4, ... up to p/2 the distance term is
+ * measured at (beyond p/2 the cyclic distance the model uses is p - d,
+ * already measured): with one rank per node and 4 ranks or more (with
+ * several ranks per node the decision prices with the node map instead,
+ * where a rank's distance is not its node's), else 0. */
 static int far_classes(int nodes)
 {
     int n = 0;
-    while (nodes == g_size && g_size >= 4 && n < RABRED_DISTANCE_CLASSES && (1 << n) < g_size) {
+    while (nodes == g_size && g_size >= 4 && n < RABRED_DISTANCE_CLASSES &&
+           (1 << n) <= g_size / 2) {
         n++;
     }
     return n;
@@ -634,8 +636,11 @@ static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, 
         r->aggregate_mbs = rabred_cal_aggregate_mbs(g_size, bytes, r->ring_big.median,
                                                     1e-6 * r->sync_us, r->half_big.median);
     }
-    if (r->far_classes > 1) {
+    if (r->far_classes > 1 && ring_link == &r->link[1]) {
         measure_distances(r, ring_link, rounds, bytes, sends_first, buf, buf2);
+    } else if (r->far_classes > 1) { /* the network's fit failed: its mbs is not known */
+        g_progress_done += r->far_classes - 1;
+        r->far_classes = 0;
     }
 }
 
@@ -757,7 +762,7 @@ static void summary_link(FILE *f, const link_t *l)
 static void summary_distance(FILE *f, const result_t *r)
 {
     if (r->far_classes < 2) {
-        fprintf(f, "| distance term | not measured | | needs 4 ranks or more, one per node |\n");
+        fprintf(f, "| distance term | not measured | | needs 4 ranks or more, one per node, and the network's link measured |\n");
         return;
     }
     fprintf(f, "| `coll_rabred_inter_distance_mbs` | %s | %.0f%% | %d-byte exchange rounds of "

@@ -554,7 +554,8 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
 
 /* The distance term as rabred-calibrate measures it: every rank
  * exchanges with rank XOR 2^k at once (ranks without one in range sit
- * out), for every 2^k < p, bandwidth from the slope from 8 B to 1 MiB;
+ * out), for every 2^k up to p/2 (beyond, the model's cyclic distance is
+ * p - d), bandwidth from the slope from 8 B to 1 MiB;
  * entry k is the link's mbs times how much faster distance 1 ran, the
  * link's own within 1.1x (rabred_cal_distance_mbs). */
 static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
@@ -566,7 +567,7 @@ static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
         fprintf(stderr, "rabred_scale: no memory for the distance measurement\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int k = 0; k < RABRED_DISTANCE_CLASSES && (1 << k) < bn->p; k++) {
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES && (1 << k) <= bn->p / 2; k++) {
         int peer = bn->rank ^ (1 << k);
         peer = peer < bn->p ? peer : -1;
         double small = exchange_with(bn, peer, SMALL, 1, buf);

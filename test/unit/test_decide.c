@@ -439,6 +439,27 @@ static void test_distance_term(void)
     const rabred_alg_t *same = pick_flat(&flat, 256, 2 << 20);
     CHECK(plain == same, "p = 256, 2 MiB, every distance at the link's speed: %s (want %s)",
           same ? same->name : "none", plain ? plain->name : "none");
+
+    /* with a node map (4 nodes of 2 ranks) a rank's distance is not its
+     * node's: the two-level extras do not charge it */
+    int32_t node_of[8] = {0, 0, 1, 1, 2, 2, 3, 3};
+    rabred_nodes_t nodes = {4, node_of, NULL};
+    rabred_model_t slow = m, intra = RABRED_TEST_MODEL(0, 1e-10, 0, 1.0, 1.0);
+    slow.distance_beta[2] = 8e-9;
+    double t[2] = {-1, -2};
+    for (int k = 0; k < 2; k++) {
+        rabred_pricebooks_t books = {0};
+        const rabred_pricebook_t *book = NULL;
+        rabred_price_call_t c8 = {8, -1, 1, n, 0};
+        CHECK(RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_ALLREDUCE, 8, 0,
+                                                       k ? &slow : &m, &intra, &nodes, &book) &&
+                  RABRED_OK == rabred_model_extras_nodes(&rabred_alg_allreduce_rabenseifner, &c8,
+                                                         book, &t[k]),
+              "two levels: extras");
+        rabred_pricebooks_free(&books);
+    }
+    CHECK(t[0] == t[1], "two levels: halving and doubling's extras %g s without the distance "
+          "term, %g with (want the same)", t[0], t[1]);
 }
 
 /* The distance list's parser: up to RABRED_DISTANCE_CLASSES numbers >= 0,

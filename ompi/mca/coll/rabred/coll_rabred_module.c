@@ -140,6 +140,42 @@ static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     return OMPI_SUCCESS;
 }
 
+static int has_distance_term(const rabred_model_t *model)
+{
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
+        if (model->distance_beta[k] > 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Does comm hold a run of consecutive MPI_COMM_WORLD ranks, in order?
+ * The distance term prices a partner by how far apart two ranks are in
+ * the order rabred-calibrate measured, MPI_COMM_WORLD's; in a
+ * communicator of every 16th rank, neighbours are 16 apart.  0 also
+ * when out of memory: the term is then left out (a price, not a
+ * result). */
+static int world_run(struct ompi_communicator_t *comm)
+{
+    int p = ompi_comm_size(comm);
+    int *ranks = malloc(2 * (size_t)p * sizeof(int));
+    if (NULL == ranks) {
+        return 0;
+    }
+    for (int r = 0; r < p; r++) {
+        ranks[r] = r;
+    }
+    int run = OMPI_SUCCESS == ompi_group_translate_ranks(comm->c_local_group, p, ranks,
+                                                         ompi_mpi_comm_world.comm.c_local_group,
+                                                         ranks + p);
+    for (int r = 1; r < p && run; r++) {
+        run = MPI_UNDEFINED != ranks[p] && ranks[p + r] == ranks[p] + r;
+    }
+    free(ranks);
+    return run;
+}
+
 /* What depends only on the communicator is prepared here, once: the
  * rules that can match its size (a call then does a short lookup, not a
  * parse), the cache of prepared calls, the arrival hint's subscription.
@@ -157,6 +193,9 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     int link = ompi_group_have_remote_peers(comm->c_local_group) ? RABRED_LINK_INTER
                                                                    : RABRED_LINK_INTRA;
     m->model = mca_coll_rabred_model(link);
+    if (has_distance_term(&m->model) && !world_run(comm)) {
+        memset(m->model.distance_beta, 0, sizeof(m->model.distance_beta));
+    }
     m->sends_first_bytes = mca_coll_rabred_component.link[link].sends_first_bytes;
     if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
         RABRED_OK != rabred_prepared_cache_init(&m->prepared,
@@ -284,10 +323,17 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
         return OMPI_SUCCESS;
     }
     const rabred_nodes_t *nodes = mca_coll_rabred_nodes(m);
-    if (rabred_nodes_matter(nodes, c->p) && c->p <= RABRED_TWO_LEVEL_MAX_P) {
+    if (!rabred_nodes_matter(nodes, c->p)) {
+        return mca_coll_rabred_price_book(&m->model, c->coll, c->p, &in->book);
+    }
+    if (c->p <= RABRED_TWO_LEVEL_MAX_P) {
         return mca_coll_rabred_price_book_nodes(&m->model, nodes, c->coll, c->p, &in->book);
     }
-    return mca_coll_rabred_price_book(&m->model, c->coll, c->p, &in->book);
+    /* one link for a large communicator of several ranks per node: a
+     * rank's distance is not its node's, so no distance term */
+    rabred_model_t flat = m->model;
+    memset(flat.distance_beta, 0, sizeof(flat.distance_beta));
+    return mca_coll_rabred_price_book(&flat, c->coll, c->p, &in->book);
 }
 
 /* A miss: choose, and build the plan unless the choice needs the arrival

@@ -31,11 +31,11 @@
  *   aggregate    all ranks' bytes of a round at the aggregate bandwidth;
  *   distance     a round's slowest message at the bandwidth every rank
  *                gets when all exchange at its partner's distance (links
- *                shared by long routes: on a torus, Rabenseifner's
- *                partners 16-128 ranks apart cross up to 8 links each and
- *                share them, 2.07x a ring at p = 256, 2 MiB; one link
- *                only: with a node map a rank's distance is not its
- *                node's).
+ *                shared by long routes: on bench/scale's torus,
+ *                Rabenseifner's partners 2-8 ranks apart along a row and
+ *                32-128 across rows cross up to 8 links each and share
+ *                them, 2.07x a ring at p = 256, 2 MiB; one link only:
+ *                with a node map a rank's distance is not its node's).
  * Messages are sized in bytes: plans are built with one-byte elements.
  */
 #include "select/rabred_model.h"

@@ -70,7 +70,7 @@ typedef struct {
     /* what each rank moves, MB/s each way, when every rank exchanges at
      * once with the rank 2^k places away (rank XOR 2^k), k = 0, 1, ...; a
      * torus or a tapered fat tree routes long distances over shared links.
-     * 0 (or below the list's end): mbs.  One rank per node only: with a
+     * 0 (or beyond the list's end): mbs.  One rank per node only: with a
      * node map a rank's distance is not its node's (rabred_model_extras) */
     double distance_mbs[RABRED_DISTANCE_CLASSES];
 } rabred_link_units_t;
