@@ -140,16 +140,6 @@ static int keep_previous(mca_coll_rabred_module_t *m, struct ompi_communicator_t
     return OMPI_SUCCESS;
 }
 
-static int has_distance_term(const rabred_model_t *model)
-{
-    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
-        if (model->distance_beta[k] > 0) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Does comm hold a run of consecutive MPI_COMM_WORLD ranks, in order?
  * The distance term prices a partner by how far apart two ranks are in
  * the order rabred-calibrate measured, MPI_COMM_WORLD's; in a
@@ -193,7 +183,7 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
     int link = ompi_group_have_remote_peers(comm->c_local_group) ? RABRED_LINK_INTER
                                                                    : RABRED_LINK_INTRA;
     m->model = mca_coll_rabred_model(link);
-    if (has_distance_term(&m->model) && !world_run(comm)) {
+    if (rabred_model_has_distance(&m->model) && !world_run(comm)) {
         memset(m->model.distance_beta, 0, sizeof(m->model.distance_beta));
     }
     m->sends_first_bytes = mca_coll_rabred_component.link[link].sends_first_bytes;

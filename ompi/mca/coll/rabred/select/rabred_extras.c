@@ -169,7 +169,7 @@ static double distance_extra(const rabred_plan_t *plan, const rabred_round_t *rd
     return most;
 }
 
-static int has_distance(const rabred_model_t *m)
+int rabred_model_has_distance(const rabred_model_t *m)
 {
     for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
         if (m->distance_beta[k] > m->beta) {
@@ -294,7 +294,7 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
                           const links_t *links, int rank, int p)
 {
     int peers[64], npeers = 0, overflow = 0, moved = 0;
-    int distance = NULL == links && has_distance(net);
+    int distance = NULL == links && rabred_model_has_distance(net);
     double t = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
@@ -433,7 +433,7 @@ static int no_terms(const rabred_model_t *model)
            0 == model->aggregate && !(model->beta_eager > model->beta) && 0 == model->beta_inv &&
            0 == model->beta_overwrite &&
            !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy &&
-           !has_distance(model);
+           !rabred_model_has_distance(model);
 }
 
 int rabred_model_extras_of_rank(const rabred_alg_t *alg, const rabred_price_call_t *call,

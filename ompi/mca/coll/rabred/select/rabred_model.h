@@ -247,6 +247,10 @@ int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call
 int rabred_model_extras_nodes(const rabred_alg_t *alg, const rabred_price_call_t *call,
                               const rabred_pricebook_t *book, double *extra);
 
+/* Does the model charge some distance more than a neighbour's (its
+ * distance term, rabred_model_t.distance_beta)? */
+int rabred_model_has_distance(const rabred_model_t *model);
+
 /* alg's closed-form price (reduce: root 0, a commutative op), or < 0 when
  * it has none. */
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
