@@ -50,8 +50,9 @@ build=bench/scale/build
 build() {
     mkdir -p "$build"
     local core=(ompi/mca/coll/rabred/{plan,algorithms,sim,select}/*.c)
-    smpicc -O2 -Wall -Wextra -Werror -I ompi/mca/coll/rabred -I bench/scale \
-        bench/scale/rabred_scale.c bench/scale/rabred_mpi_runner.c "${core[@]}" -lm \
+    smpicc -O2 -Wall -Wextra -Werror -I ompi/mca/coll/rabred -I bench/scale -I tools \
+        bench/scale/rabred_scale.c bench/scale/rabred_mpi_runner.c tools/rabred_calibrate_fit.c \
+        "${core[@]}" -lm \
         -o "$build/rabred_scale" 2>"$build/smpicc.log" || {
         cat "$build/smpicc.log" >&2; return 1; }
 }

@@ -491,38 +491,35 @@ static double rounds_time(int rounds, int pattern, int half, int bytes, int send
     return slowest;
 }
 
-static stat_t measure_pairs_at(int pair, int rounds, int bytes, int sends_first, char *buf,
-                               char *buf2);
+/* SAMPLES of rounds_time after one untimed pass (connections), as one
+ * step of the progress bar. */
+static stat_t sample_rounds(const char *what, int pattern, int half, int pair, int rounds,
+                            int bytes, int sends_first, char *buf, char *buf2)
+{
+    double x[SAMPLES];
+    progress(what);
+    (void)rounds_time(rounds, pattern, half, bytes, sends_first, pair, buf, buf2);
+    for (int s = 0; s < SAMPLES; s++) {
+        x[s] = rounds_time(rounds, pattern, half, bytes, sends_first, pair, buf, buf2);
+    }
+    g_progress_done += 1;
+    return stats(x, SAMPLES);
+}
 
 static stat_t measure_rounds(int pattern, int half, int rounds, int bytes, int sends_first,
                              char *buf, char *buf2)
 {
     static const char *what[] = {"lock-step rounds", "distinct peers", "pairs at once"};
-    if (PAIRS == pattern) {
-        return measure_pairs_at(1, rounds, bytes, sends_first, buf, buf2);
-    }
-    double x[SAMPLES];
-    progress(half ? "half the ranks at once" : what[pattern]);
-    (void)rounds_time(rounds, pattern, half, bytes, sends_first, 1, buf, buf2); /* connections */
-    for (int s = 0; s < SAMPLES; s++) {
-        x[s] = rounds_time(rounds, pattern, half, bytes, sends_first, 1, buf, buf2);
-    }
-    g_progress_done += 1;
-    return stats(x, SAMPLES);
+    return sample_rounds(half ? "half the ranks at once" : what[pattern], pattern, half, 1,
+                         rounds, bytes, sends_first, buf, buf2);
 }
 
 /* Exchange rounds of every rank with rank XOR pair at once. */
 static stat_t measure_pairs_at(int pair, int rounds, int bytes, int sends_first, char *buf,
                                char *buf2)
 {
-    double x[SAMPLES];
-    progress(1 == pair ? "pairs at once" : "pairs farther apart");
-    (void)rounds_time(rounds, PAIRS, 0, bytes, sends_first, pair, buf, buf2); /* connections */
-    for (int s = 0; s < SAMPLES; s++) {
-        x[s] = rounds_time(rounds, PAIRS, 0, bytes, sends_first, pair, buf, buf2);
-    }
-    g_progress_done += 1;
-    return stats(x, SAMPLES);
+    return sample_rounds("pairs farther apart", PAIRS, 0, pair, rounds, bytes, sends_first, buf,
+                         buf2);
 }
 
 /* ---- where the ranks are -------------------------------------------------- */

@@ -55,6 +55,7 @@ static void smpi_execute_flops(double flops)
 }
 #endif
 
+#include "rabred_calibrate_fit.h"
 #include "rabred_mpi_runner.h"
 #include "plan/rabred_nodes.h"
 #include "select/rabred_model.h"
@@ -555,28 +556,36 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
 /* The distance term as rabred-calibrate measures it: every rank
  * exchanges with rank XOR 2^k at once (ranks without one in range sit
  * out), for every 2^k up to p/2 (beyond, the model's cyclic distance is
- * p - d), bandwidth from the slope from 8 B to 1 MiB;
- * entry k is the link's mbs times how much faster distance 1 ran, the
- * link's own within 1.1x (rabred_cal_distance_mbs). */
+ * p - d), timed as the slope from 8 B to 1 MiB; rabred_cal_distance_mbs
+ * turns the times into the list (written when some distance is 1.1x
+ * slower), printed as measured either way. */
 static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
 {
-    double near = 0;
+    double t[RABRED_DISTANCE_CLASSES], mbs[RABRED_DISTANCE_CLASSES] = {0};
+    int n = 0;
     enum { SMALL = 8, LARGE = 1 << 20 };
     char *buf = calloc(2, LARGE);
     if (NULL == buf) {
         fprintf(stderr, "rabred_scale: no memory for the distance measurement\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int k = 0; k < RABRED_DISTANCE_CLASSES && (1 << k) <= bn->p / 2; k++) {
-        int peer = bn->rank ^ (1 << k);
+    for (; n < RABRED_DISTANCE_CLASSES && (1 << n) <= bn->p / 2; n++) {
+        int peer = bn->rank ^ (1 << n);
         peer = peer < bn->p ? peer : -1;
         double small = exchange_with(bn, peer, SMALL, 1, buf);
-        double large = exchange_with(bn, peer, LARGE, 1, buf);
-        double mbs = (double)(LARGE - SMALL) / (large - small) / 1e6;
-        near = 0 == k ? mbs : near;
-        link->distance_mbs[k] = near > 1.1 * mbs ? link->mbs * mbs / near : link->mbs;
+        t[n] = exchange_with(bn, peer, LARGE, 1, buf) - small;
     }
     free(buf);
+    if (rabred_cal_distance_mbs(link->mbs, t, n, 0, mbs) > 0) {
+        memcpy(link->distance_mbs, mbs, (size_t)n * sizeof(double));
+    }
+    if (0 == bn->rank) {
+        printf("DISTANCE mbs=");
+        for (int k = 0; k < n; k++) {
+            printf("%s%.6g", k ? "," : "", mbs[k]);
+        }
+        printf("\n");
+    }
 }
 
 static void measure_links(bench_t *bn, options_t *o)
@@ -601,11 +610,6 @@ static void measure_links(bench_t *bn, options_t *o)
         printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g intra alpha_us=%.6g mbs=%.6g\n",
                o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->intra.alpha_us,
                o->intra.mbs);
-        printf("DISTANCE mbs=");
-        for (int k = 0; k < RABRED_DISTANCE_CLASSES && o->inter.distance_mbs[k] > 0; k++) {
-            printf("%s%.6g", k ? "," : "", o->inter.distance_mbs[k]);
-        }
-        printf("\n");
     }
 }
 
