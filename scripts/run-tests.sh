@@ -664,8 +664,40 @@ if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
     else
         fail cluster-node-aware-chosen "$cl_log"
     fi
+    # The distance term end to end: four hosts of one rank (one link, a
+    # run of world ranks), 64 KiB, with and without a list that makes
+    # partners two apart 100x slower.  The string must reach the model
+    # through the MCA system: without it the decision takes a plan that
+    # talks at distance 2, with it the neighbour ring, the one plan whose
+    # every message goes to a neighbour (distance 1 or p - 1).
+    dist_log=$logs/cluster-distance.log
+    : >"$dist_log"
+    if bash bench/cluster/cluster.sh up 4 --slots 1 >>"$dist_log" 2>&1; then
+        for list in none 11.6,0.116; do
+            dist_args=()
+            [ "$list" = none ] || dist_args=(--mca coll_rabred_inter_distance_mbs "$list")
+            echo "== distance list: $list" >>"$dist_log"
+            RABRED_COLL=rabred,tuned,basic,libnbc timeout -k 30 600 \
+                bash bench/cluster/cluster.sh run -np 4 --map-by node "${param_args[@]}" \
+                "${dist_args[@]}" --mca coll_rabred_verbose 2 "$bench" -s 64K -r 1 -t 1 \
+                -c allreduce --variants tuned:default >>"$dist_log" 2>&1
+        done
+    fi
+    bash bench/cluster/cluster.sh down >>"$dist_log" 2>&1
+    # the model's choice: an arrival estimate may override it in a call
+    decided="allreduce p=4 bytes=65536 alg=[a-z_]* why=decision (model:"
+    without=$(sed -n '/== distance list: none/,/== distance list: 11/p' "$dist_log" |
+              grep -o "$decided" | sort -u)
+    with=$(sed -n '/== distance list: 11/,$p' "$dist_log" | grep -o "$decided" | sort -u)
+    if [ -n "$without" ] && [ "$without" = "${without/neighbor_ring/}" ] &&
+       [ "$with" = "allreduce p=4 bytes=65536 alg=neighbor_ring why=decision (model:" ]; then
+        pass cluster-distance-term-reaches-model
+    else
+        fail cluster-distance-term-reaches-model "$dist_log"
+    fi
 else
-    echo "SKIP: cluster-node-map-learned, cluster-sockets-learned, cluster-node-aware-chosen ($cl_why)"
+    echo "SKIP: cluster-node-map-learned, cluster-sockets-learned, cluster-node-aware-chosen," \
+         "cluster-distance-term-reaches-model ($cl_why)"
 fi
 
 } # default_checks
