@@ -1172,6 +1172,7 @@ static known_alg KNOWN_ALGS[] = {
     {"node_lanes", false, false},         {"node_leaders", false, false},
     {"node_lanes_ring", false, true},     {"binomial", false, false},
     {"pairwise_gather", false, true},     {"pipeline", false, false},
+    {"node_chain", false, false},
 };
 
 static void nodes_interleaved(void)

@@ -960,6 +960,7 @@ static const known_alg KNOWN_ALGS[] = {
     {"binomial", 0},
     {"pairwise_gather", NEEDS_COMMUTATIVE},
     {"pipeline", 0},
+    {"node_chain", NEEDS_ORDERED_NODES},
 };
 
 static int pow2_floor(int p)

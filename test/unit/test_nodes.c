@@ -76,17 +76,41 @@ static int make_map(int k, int p, int32_t *node_of)
     return used;
 }
 
-static void check_call(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p, int root,
-                       int64_t count, int commutative, int in_place, const char *map)
+static void check_segmented(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p,
+                            int root, int64_t count, int64_t seg, int commutative, int in_place,
+                            const char *map)
 {
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
-    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, 0, 0, NULL, nodes};
+    rabred_sim_call_t call = {alg->build, p, root, count, commutative, in_place, seg, 0, NULL,
+                              nodes};
     rabred_sim_result_t res;
     int rc = rabred_simulate(&call, &model, &res);
-    CHECK(RABRED_OK == rc && res.ok, "%s %s p=%d root=%d map %s count=%lld comm=%d inplace=%d: %s",
-          rabred_coll_name(alg->coll), alg->name, p, root, map, (long long)count, commutative,
-          in_place, RABRED_OK == rc ? res.error : "simulation failed");
+    CHECK(RABRED_OK == rc && res.ok,
+          "%s %s p=%d root=%d map %s count=%lld seg=%lld comm=%d inplace=%d: %s",
+          rabred_coll_name(alg->coll), alg->name, p, root, map, (long long)count, (long long)seg,
+          commutative, in_place, RABRED_OK == rc ? res.error : "simulation failed");
+}
+
+static void check_call(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p, int root,
+                       int64_t count, int commutative, int in_place, const char *map)
+{
+    check_segmented(alg, nodes, p, root, count, 0, commutative, in_place, map);
+}
+
+/* A segmented node-aware plan cut into segments of 1 and 7 elements, at
+ * every root, and for a non-commutative op where it serves one. */
+static void sweep_segments(const rabred_alg_t *alg, const rabred_nodes_t *nodes, int p,
+                           const int *roots, int nroots, int64_t count, int serves_ordered,
+                           const char *map)
+{
+    for (int r = 0; r < nroots && alg->segmented; r++) {
+        int64_t seg = r & 1 ? 7 : 1;
+        check_segmented(alg, nodes, p, roots[r], count, seg, 1, (p + r) & 1, map);
+        if (serves_ordered) {
+            check_segmented(alg, nodes, p, roots[r], count, seg, 0, (p + r + 1) & 1, map);
+        }
+    }
 }
 
 /* MPI_Reduce's roots: the first and last rank, one in the middle, and the
@@ -129,6 +153,8 @@ static void sweep_p(int p, int32_t *node_of, const int64_t *places, int full)
                 continue;
             }
             int roots[4], nroots = roots_of(alg, p, node_of, roots);
+            sweep_segments(alg, &nodes, p, roots, nroots, counts[0],
+                           ordered && !(alg->restrictions & RABRED_NEEDS_COMMUTATIVE), map_name[k]);
             /* places inside nodes, not labelled by lowest rank (so the
              * leaders move too): plans for commutative ops reorder nodes */
             check_call(alg, &placed, p, roots[nroots - 1], counts[0], 1, p & 1, map_name[k]);

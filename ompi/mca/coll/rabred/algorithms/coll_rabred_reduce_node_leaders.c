@@ -23,22 +23,6 @@
 #include "plan/rabred_phases.h"
 #include "algorithms/rabred_table.h"
 
-/* Step 3: the root's node leader hands the result to the root. */
-static void to_root(rabred_plan_t *plan, const rabred_node_layout_t *l,
-                    const rabred_plan_args_t *a)
-{
-    int leader = l->leaders[l->root_node];
-    if (leader == a->root || (a->rank != leader && a->rank != a->root)) {
-        return;
-    }
-    rabred_plan_round(plan);
-    if (a->rank == leader) {
-        rabred_plan_send(plan, a->root, RABRED_BUF_ACC, 0, a->count);
-    } else {
-        rabred_plan_recv(plan, leader, RABRED_BUF_ACC, 0, a->count);
-    }
-}
-
 static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
     rabred_node_layout_t l;
@@ -47,8 +31,7 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
         return rc;
     }
     rc = rabred_phase_node_leaders(a, &l, plan, rabred_alg_reduce_binomial.build);
-    rabred_plan_view(plan, NULL);
-    to_root(plan, &l, a);
+    rabred_phase_leader_to_root(plan, &l, a);
     rabred_node_layout_free(&l);
     return RABRED_OK != rc ? rc : plan->error;
 }

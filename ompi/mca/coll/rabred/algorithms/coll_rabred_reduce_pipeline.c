@@ -147,15 +147,16 @@ static void head_rounds(rabred_plan_t *plan, const chain_t *c, int64_t count, in
 /* Rounds k = 0..S of a member (0..S-1 at an end that keeps the result):
  * receive segment k, forward segment k-1, at a root inside the chain take
  * the result's segment k - gap as it comes back, combine segment k. */
-static void member_rounds(rabred_plan_t *plan, const chain_t *c, int is_root, int64_t count,
-                          int nseg)
+static void member_rounds(rabred_plan_t *plan, const chain_t *c, int is_root, int in_place,
+                          int64_t count, int nseg)
 {
     /* Off the root, a downward partial lands straight in ACC and the input
      * goes onto it first.  The root (whose ACC may be its input under
-     * MPI_IN_PLACE) and an upward chain (the partial must go first, and
-     * the executor reduces with the destination first only from TMP)
-     * receive into TMP and start ACC from the input. */
-    int direct = !c->upward && !is_root;
+     * MPI_IN_PLACE), any rank run in place (under a view whose INPUT is
+     * ACC: the leaders' chain of node_chain) and an upward chain (the
+     * partial must go first, and the executor reduces with the destination
+     * first only from TMP) receive into TMP and start ACC from the input. */
+    int direct = !c->upward && !is_root && !in_place;
     rabred_buf_t in = direct ? RABRED_BUF_ACC : RABRED_BUF_TMP;
     int last = c->next >= 0 ? nseg : nseg - 1;
     for (int k = 0; k <= last; k++) {
@@ -211,7 +212,7 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     if (0 == c.pos) {
         head_rounds(plan, &c, a->count, nseg);
     } else {
-        member_rounds(plan, &c, a->rank == a->root, a->count, nseg);
+        member_rounds(plan, &c, a->rank == a->root, a->in_place, a->count, nseg);
         result_round(plan, &c, a->count, nseg);
     }
     return plan->error;

@@ -141,5 +141,6 @@ extern const rabred_alg_t rabred_alg_reduce_binary_blocks;
 extern const rabred_alg_t rabred_alg_reduce_pipeline;
 extern const rabred_alg_t rabred_alg_reduce_node_leaders;
 extern const rabred_alg_t rabred_alg_reduce_node_lanes;
+extern const rabred_alg_t rabred_alg_reduce_node_chain;
 
 #endif /* RABRED_TABLE_H */

@@ -403,6 +403,22 @@ int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_lay
     rabred_plan_view_t leaders = {l->leaders, 0, 1};
     rabred_plan_view(plan, &leaders);
     rabred_plan_args_t inner = {l->nnodes, l->node, a->root >= 0 ? l->root_node : -1, a->count,
-                                a->commutative, 0, NULL, 1, NULL};
+                                a->commutative, a->seg_count, NULL, 1, NULL};
     return across(&inner, plan);
+}
+
+void rabred_phase_leader_to_root(rabred_plan_t *plan, const rabred_node_layout_t *l,
+                                 const rabred_plan_args_t *a)
+{
+    int leader = l->leaders[l->root_node];
+    rabred_plan_view(plan, NULL);
+    if (leader == a->root || (a->rank != leader && a->rank != a->root)) {
+        return;
+    }
+    rabred_plan_round(plan);
+    if (a->rank == leader) {
+        rabred_plan_send(plan, a->root, RABRED_BUF_ACC, 0, a->count);
+    } else {
+        rabred_plan_recv(plan, leader, RABRED_BUF_ACC, 0, a->count);
+    }
 }

@@ -72,4 +72,10 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
 int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
                               rabred_plan_t *plan, rabred_plan_builder_fn across);
 
+/* The closing of the leader-based MPI_Reduce: the leader of the root's
+ * node sends the result to the root, when it is not the root itself.
+ * Ends any view first. */
+void rabred_phase_leader_to_root(rabred_plan_t *plan, const rabred_node_layout_t *l,
+                                 const rabred_plan_args_t *a);
+
 #endif /* RABRED_NODES_H */
