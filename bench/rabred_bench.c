@@ -215,6 +215,9 @@ static void usage_exit(int status)
 "  rabred:flat         (a variant only run when --variants names it)\n"
 "                      rabred:auto on a communicator whose node map puts\n"
 "                      every rank on a node of its own: the flat decision\n"
+"  rabred:completion   (only when --variants names it) rabred:auto on a\n"
+"                      communicator created with coll_rabred_reduce_metric\n"
+"                      completion: MPI_Reduce chosen by the root's time\n"
 "  --format osu|nccl   after the markdown tables, one table per variant in\n"
 "                      OSU's (# Size Avg/Min/Max Latency(us) Iterations) or\n"
 "                      nccl-tests' columns (time, algbw, busbw)\n");
@@ -639,6 +642,19 @@ static void load_flat_variant(coll_t *c, const options_t *o)
     if (NULL != o->only && wanted(o, "rabred:flat")) {
         MPI_Comm comm = comm_made_under("coll_rabred_node_map", "block:1", "rabred:flat");
         add_variant(c, "rabred:flat", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
+    }
+}
+
+/* rabred:completion: rabred:auto on a communicator created while
+ * coll_rabred_reduce_metric was "completion", so MPI_Reduce chosen by the
+ * root's time runs beside the default choice by the ranks' average.  Only
+ * when --variants names it. */
+static void load_completion_variant(coll_t *c, const options_t *o)
+{
+    if (NULL != o->only && wanted(o, "rabred:completion")) {
+        MPI_Comm comm = comm_made_under("coll_rabred_reduce_metric", "completion",
+                                        "rabred:completion");
+        add_variant(c, "rabred:completion", FAMILY_RABRED, c->v[1].rabred_value, comm, 1);
     }
 }
 
@@ -1570,6 +1586,7 @@ static void bench_coll(coll_t *c, const options_t *o, double *sbuf, double *rbuf
     }
     load_profile_variant(c, o);
     load_flat_variant(c, o);
+    load_completion_variant(c, o);
     load_tuned_variants(c, o);
     load_han_variant(c, o);
     if (0 == g_rank) {

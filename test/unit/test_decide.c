@@ -462,6 +462,56 @@ static void test_distance_term(void)
           "term, %g with (want the same)", t[0], t[1]);
 }
 
+/* MPI_Reduce's metric (coll_rabred_reduce_metric) on 4 nodes of 4 ranks
+ * placed round-robin, a full-duplex network 10x slower than the nodes'
+ * memory: by completion the root's node link decides, and the chain of
+ * node leaders, which brings the vector into it once (plus its fill),
+ * must beat the leaders' binomial tree, which brings it twice (lg 4); the
+ * two metrics get books of their own, and a rank's average time is never
+ * above the completion time, so neither is its price. */
+static void test_reduce_metric(void)
+{
+    int32_t node_of[16];
+    for (int r = 0; r < 16; r++) {
+        node_of[r] = r % 4;
+    }
+    rabred_nodes_t nodes = {4, node_of, NULL};
+    rabred_model_t net = RABRED_TEST_MODEL(2e-6, 1e-10, 1e-12, 1.0, 1.0);
+    rabred_model_t intra = RABRED_TEST_MODEL(5e-7, 1e-11, 1e-12, 1.0, 1.0);
+    rabred_model_t done = net;
+    done.reduce_completion = 1;
+    rabred_pricebooks_t books = {0};
+    const rabred_pricebook_t *avg = NULL, *end = NULL;
+    CHECK(RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_REDUCE, 16, 0, &net, &intra,
+                                                   &nodes, &avg) &&
+              RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_REDUCE, 16, 0, &done,
+                                                       &intra, &nodes, &end) &&
+              NULL != avg && NULL != end && avg != end,
+          "two books, one per metric");
+    const int64_t n = (int64_t)16 << 20;
+    const rabred_alg_t *chain = rabred_table_by_name(RABRED_COLL_REDUCE, "node_chain");
+    const rabred_alg_t *leaders = rabred_table_by_name(RABRED_COLL_REDUCE, "node_leaders");
+    for (int i = 0; NULL != avg && NULL != end && i < rabred_table_size(RABRED_COLL_REDUCE); i++) {
+        const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_REDUCE, i);
+        double a = rabred_pricebook_price(avg, alg, 0, 1, n);
+        double c = rabred_pricebook_price(end, alg, 0, 1, n);
+        CHECK(a < 0 || (c > 0 && a <= c * (1 + 1e-9)), "%s: average %g s above completion %g s",
+              alg->name, a, c);
+    }
+    if (NULL != avg && NULL != end && NULL != chain && NULL != leaders) {
+        double c_chain = rabred_pricebook_price(end, chain, 0, 1, n);
+        double c_leaders = rabred_pricebook_price(end, leaders, 0, 1, n);
+        double bound = (double)n * net.beta;
+        /* the chain: n beta (1 + (N - 2)/S), S = 16, and the tree inside
+         * the node (2 n beta_i), about 1.3 n beta; the tree twice that */
+        CHECK(c_chain > 0 && c_chain < c_leaders && c_chain < 1.6 * bound && c_leaders > 2 * bound,
+              "16 MiB by completion: node_chain %g s, node_leaders %g s, the root link's n beta "
+              "%g s (want the chain below the tree, within 1.6x of n beta; the tree above 2x)",
+              c_chain, c_leaders, bound);
+    }
+    rabred_pricebooks_free(&books);
+}
+
 /* The distance list's parser: up to RABRED_DISTANCE_CLASSES numbers >= 0,
  * comma-separated; anything else is refused whole. */
 static void test_distance_parse(void)
@@ -551,6 +601,7 @@ int main(void)
     test_aggregate_is_a_bound();
     test_invalidate_terms();
     test_distance_term();
+    test_reduce_metric();
     test_distance_parse();
     test_grid();
     test_grid_model_and_rules();

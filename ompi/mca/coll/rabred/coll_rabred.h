@@ -73,6 +73,7 @@ typedef struct {
     double arrival_exchange_seconds;      /* pvar: time spent in them on this process */
     int prepared_calls;         /* prepared calls kept per communicator */
     char *node_map;             /* coll_rabred_node_map: "" learns it from host names */
+    char *reduce_metric;        /* coll_rabred_reduce_metric: "average" or "completion" */
     /* Settings a call's choice reads that MPI_T may change at run time, as
      * the last call saw them, and the generation that counts changes
      * (mca_coll_rabred_generation). */

@@ -118,7 +118,9 @@ static void local_digests(const mca_coll_rabred_module_t *m, uint64_t *rules,
     for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
         *rules = rabred_rules_digest(*rules, &m->rules[coll]); /* what this communicator reads */
     }
-    *parameters = parameters_digest();
+    /* the metric as this communicator read it when it was set up */
+    int completion = m->model.reduce_completion;
+    *parameters = rabred_digest(parameters_digest(), &completion, sizeof(completion));
 }
 
 void mca_coll_rabred_agree_digests(const mca_coll_rabred_module_t *m,

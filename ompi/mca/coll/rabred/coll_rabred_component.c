@@ -41,6 +41,45 @@ static void register_node_map(mca_coll_rabred_component_t *c)
         MCA_BASE_VAR_SCOPE_ALL_EQ, &c->node_map);
 }
 
+/* What the decision minimises for MPI_Reduce (rabred_model_t's
+ * reduce_completion): a string, as the node map, so that a benchmark can
+ * create a communicator under either value through MPI_T. */
+static void register_reduce_metric(mca_coll_rabred_component_t *c)
+{
+    c->reduce_metric = "average";
+    (void)mca_base_component_var_register(
+        &c->super.collm_version, "reduce_metric",
+        "What the built-in decision minimises for MPI_Reduce: \"average\" (default), the "
+        "average over ranks of each rank's own time in the call, as OSU's osu_reduce reports "
+        "it (a rank whose part has left is free: trees whose leaves leave early win); or "
+        "\"completion\", the time until the root holds the result (for codes that wait on "
+        "the root's result; pipelined chains win on long vectors). Anything else counts as "
+        "average, with a warning. Must be the same on every rank; an MPI_T write applies to "
+        "communicators created after it",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
+        MCA_BASE_VAR_SCOPE_ALL_EQ, &c->reduce_metric);
+}
+
+/* 1 when coll_rabred_reduce_metric asks for the root's completion; a value
+ * that is neither name is said once and counts as the average. */
+static int reduce_completion(void)
+{
+    static int warned = 0;
+    const char *metric = mca_coll_rabred_component.reduce_metric;
+    if (NULL == metric || '\0' == metric[0] || 0 == strcmp(metric, "average")) {
+        return 0;
+    }
+    if (0 == strcmp(metric, "completion")) {
+        return 1;
+    }
+    if (!warned) {
+        warned = 1;
+        opal_output(0, "coll:rabred: coll_rabred_reduce_metric = \"%s\" is neither \"average\" "
+                       "nor \"completion\"; MPI_Reduce is priced by the average", metric);
+    }
+    return 0;
+}
+
 static int rabred_register(void);
 
 static int rabred_open(void);
@@ -302,7 +341,10 @@ static void register_model_param(const char *name, const char *help, double def,
 rabred_model_t mca_coll_rabred_model(int link)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    return rabred_model_make_copy(&c->link[link], c->reduce_mbs, c->round_sync_us, c->copy_mbs);
+    rabred_model_t m = rabred_model_make_copy(&c->link[link], c->reduce_mbs, c->round_sync_us,
+                                              c->copy_mbs);
+    m.reduce_completion = reduce_completion();
+    return m;
 }
 
 /* The settable parameters a choice reads (MPI_T may write them between
@@ -544,6 +586,7 @@ static int rabred_register(void)
     register_arrival(c);
     register_rules_file(c);
     register_node_map(c);
+    register_reduce_metric(c);
     register_threshold("segment_size", build_segment_help(), RABRED_DEFAULT_SEGMENT_BYTES,
                        MCA_BASE_VAR_FLAG_SETTABLE, &c->segment_size);
     register_threshold("cache_bytes",

@@ -62,6 +62,11 @@ typedef struct {
      * at long distances share links (a torus, a tapered tree), a message
      * there moves slower than one alone (rabred_link_units_t.distance_mbs) */
     double distance_beta[RABRED_DISTANCE_CLASSES];
+    /* What an MPI_Reduce price measures (coll_rabred_reduce_metric): 0, the
+     * average of the ranks' own times (OSU's figure: a rank whose part has
+     * left is free); 1, the root's completion (when the application waits
+     * for the result, not for its senders).  MPI_Allreduce: completion. */
+    int reduce_completion;
 } rabred_model_t;
 
 typedef struct {

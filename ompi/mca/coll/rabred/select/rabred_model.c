@@ -115,7 +115,7 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
  * not have would choose differently, so it is the call's error. */
 static int simulate_times(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
                           int64_t seg_bytes, const rabred_sim_model_t *models, int nmodels,
-                          double *t)
+                          int completion, double *t)
 {
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
     rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
@@ -123,20 +123,27 @@ static int simulate_times(const rabred_alg_t *alg, int p, int commutative, int64
     rabred_sim_result_t res[2];
     int rc = nmodels <= 2 ? rabred_simulate_models(&call, models, nmodels, res) : RABRED_ERR_ARG;
     for (int k = 0; k < nmodels; k++) {
-        t[k] = RABRED_OK == rc && res[k].ok ? rabred_model_metric(&res[k], alg->coll) : -1.0;
+        t[k] = RABRED_OK == rc && res[k].ok ? rabred_model_metric_of(&res[k], alg->coll, completion)
+                                            : -1.0;
     }
     return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 static int simulate_time(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                         int64_t seg_bytes, const rabred_sim_model_t *model, double *t)
+                         int64_t seg_bytes, const rabred_sim_model_t *model, int completion,
+                         double *t)
 {
-    return simulate_times(alg, p, commutative, bytes, seg_bytes, model, 1, t);
+    return simulate_times(alg, p, commutative, bytes, seg_bytes, model, 1, completion, t);
 }
 
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll)
 {
-    return RABRED_COLL_REDUCE == coll ? res->avg_elapsed : res->time;
+    return rabred_model_metric_of(res, coll, 0);
+}
+
+double rabred_model_metric_of(const rabred_sim_result_t *res, rabred_coll_t coll, int completion)
+{
+    return RABRED_COLL_REDUCE == coll && !completion ? res->avg_elapsed : res->time;
 }
 
 /* Rank 1's plan size times p: what simulating this call would cost
@@ -243,7 +250,8 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     for (int64_t n = p; n > 0 && out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
          n = next_sample(n, p, first, (double)p * most)) {
         double t[2];
-        rc = simulate_times(alg, p, commutative, n, book->seg_bytes, both, 2, t);
+        rc = simulate_times(alg, p, commutative, n, book->seg_bytes, both, 2,
+                            book->model.reduce_completion, t);
         if (t[0] < 0 || t[1] < 0) {
             break; /* the same on every rank: the samples so far stand */
         }
@@ -284,7 +292,9 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     int p = book->p;
     int64_t seg_bytes = book->seg_bytes;
     memset(out, 0, sizeof(*out));
-    if (NULL != alg->price && NULL == book->node_of) {
+    /* the closed forms price MPI_Reduce by the ranks' average */
+    int completion = RABRED_COLL_REDUCE == alg->coll && book->model.reduce_completion;
+    if (NULL != alg->price && NULL == book->node_of && !completion) {
         out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
@@ -303,12 +313,12 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     /* alpha part at the smallest even size: one segment per block */
     int64_t n0 = (int64_t)2 * p * rabred_pof2_floor(p);
     double t0 = -1, t1 = -1, t2 = -1;
-    rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, &t0);
+    rc = simulate_time(alg, p, commutative, n0, seg_bytes, &alpha_only, completion, &t0);
     if (RABRED_OK == rc) {
-        rc = simulate_time(alg, p, commutative, n1, seg_bytes, &full, &t1);
+        rc = simulate_time(alg, p, commutative, n1, seg_bytes, &full, completion, &t1);
     }
     if (RABRED_OK == rc) {
-        rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, &t2);
+        rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, completion, &t2);
     }
     fit(out, t0, t1, t2, n1, n2);
     if (RABRED_OK == rc && out->ok && RABRED_COLL_REDUCE == alg->coll && buffers_matter(book)) {
@@ -413,7 +423,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->beta_overwrite == b->beta_overwrite && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
            a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer &&
-           0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta));
+           0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta)) &&
+           a->reduce_completion == b->reduce_completion;
 }
 
 /* Does b price a communicator with this node map (NULL: none) and intra link? */

@@ -203,6 +203,10 @@ int rabred_pricebooks_get_nodes(rabred_pricebooks_t *books, rabred_coll_t coll, 
  * (measured: by this metric coll/tuned's trees beat a ring reduce that wins
  * on completion time).  Also the benchmark's metric. */
 double rabred_model_metric(const rabred_sim_result_t *res, rabred_coll_t coll);
+/* The same, MPI_Reduce by the root's completion when `completion`
+ * (rabred_model_t.reduce_completion): the closed forms then do not apply
+ * and every MPI_Reduce algorithm is simulated, as in a two-level book. */
+double rabred_model_metric_of(const rabred_sim_result_t *res, rabred_coll_t coll, int completion);
 
 /* The terms beyond alpha, beta and gamma for alg on this call, read off
  * the plans of the ranks on the longest paths (rank 0, rank 1, the last
