@@ -301,6 +301,28 @@ if grep -q "alg=binary_blocks why=rule ($rules_ok:2)" "$logs/rules-named-np3.log
 else
     fail rules-named-followed "$logs/rules-named-np3.log"
 fi
+# coll_rabred_reduce_metric reaches the decision: 8 ranks, 4 MiB, the
+# built-in shared-memory model: by the ranks' average a tree whose leaves
+# leave after one send, by completion another plan (the model's line
+# names each).
+metric_log=$logs/reduce-metric.log
+: >"$metric_log"
+for metric in average completion; do
+    echo "== metric: $metric" >>"$metric_log"
+    timeout -k 30 600 bash scripts/mpirun-rabred.sh -np 8 --mca coll_rabred_reduce_metric \
+        "$metric" --mca coll_rabred_verbose 2 "$bench" -s 4M -r 1 -t 1 -c reduce \
+        --variants rabred:auto </dev/null >>"$metric_log" 2>&1
+done
+chosen="reduce p=8 bytes=4194304 alg=[a-z_]* why=decision (model:"
+by_average=$(sed -n '/== metric: average/,/== metric: completion/p' "$metric_log" |
+             grep -o "$chosen" | sort -u)
+by_completion=$(sed -n '/== metric: completion/,$p' "$metric_log" | grep -o "$chosen" | sort -u)
+if [ "$(echo "$by_average" | grep -c .)" = 1 ] && [ "$(echo "$by_completion" | grep -c .)" = 1 ] &&
+   [ "$by_average" != "$by_completion" ]; then
+    pass reduce-metric-reaches-model
+else
+    fail reduce-metric-reaches-model "$metric_log"
+fi
 # The earlier names of renamed algorithms stay accepted as MCA values (and
 # in rules files): ring is pairwise_ring for MPI_Allreduce and
 # pairwise_gather for MPI_Reduce, segmented_ring is neighbor_ring.

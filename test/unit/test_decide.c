@@ -510,6 +510,25 @@ static void test_reduce_metric(void)
               c_chain, c_leaders, bound);
     }
     rabred_pricebooks_free(&books);
+
+    /* one link, p = 8: the closed forms price the average, so completion
+     * must simulate; a binomial tree's leaves leave after one send, its
+     * root after lg p receives */
+    rabred_pricebooks_t flat = {0};
+    const rabred_pricebook_t *flat_avg = NULL, *flat_end = NULL;
+    CHECK(RABRED_OK == rabred_pricebooks_get(&flat, RABRED_COLL_REDUCE, 8, 0, &net, &flat_avg) &&
+              RABRED_OK == rabred_pricebooks_get(&flat, RABRED_COLL_REDUCE, 8, 0, &done,
+                                                 &flat_end),
+          "one link: two books");
+    if (NULL != flat_avg && NULL != flat_end) {
+        double a = rabred_pricebook_price(flat_avg, &rabred_alg_reduce_binomial, 0, 1, n);
+        double c = rabred_pricebook_price(flat_end, &rabred_alg_reduce_binomial, 0, 1, n);
+        CHECK(a > 0 && c > 1.5 * a && c > 2.9 * (double)n * net.beta,
+              "p = 8, 16 MiB, binomial: average %g s, completion %g s (want the root's three "
+              "receives, above 1.5x the average and 3 n beta %g s)",
+              a, c, 3 * (double)n * net.beta);
+    }
+    rabred_pricebooks_free(&flat);
 }
 
 /* The distance list's parser: up to RABRED_DISTANCE_CLASSES numbers >= 0,

@@ -264,7 +264,8 @@ static const char *build_segment_help(void)
         }
     }
     snprintf(segment_help, sizeof(segment_help),
-             "Bytes per segment for the pipelined algorithms (%s); 0: no segments. "
+             "Bytes per segment for the pipelined algorithms (%s); 0: no segments "
+             "(node_chain then takes 8 (N-2) segments for N nodes). "
              "Default 0: on a network much slower than the reduction (measured: 100 Mbit/s "
              "TCP) segments only add rounds to the rings; where reducing costs about as much "
              "as sending, 64K-256K segments overlap the two. A forced pipeline needs "
@@ -379,6 +380,9 @@ int mca_coll_rabred_price_book_nodes(const rabred_model_t *inter, const rabred_n
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     rabred_model_t intra = mca_coll_rabred_model(RABRED_LINK_INTRA);
+    /* the metric as the communicator read it when it was set up, so that
+     * an MPI_T write since then does not make a second book */
+    intra.reduce_completion = inter->reduce_completion;
     OPAL_THREAD_LOCK(&c->books_lock);
     int rc = rabred_pricebooks_get_nodes(&c->books, coll, p, c->segment_size, inter, &intra,
                                          nodes, book);

@@ -40,9 +40,12 @@
 /* Segments of the chain when no size is given: S = 8 (N - 2), so that
  * filling the chain (N - 2 segment times) is at most 1/9 of its time,
  * whatever the network; what each segment's latency costs is the price
- * book's to weigh (it prices the plan as built, so a vector too short for
- * S segments goes to node_leaders).  At most one segment per element; a
- * chain of two nodes has no fill and no segments. */
+ * book's to weigh: it prices S segments at every size (its samples are
+ * long enough for them), so on short vectors the chain's price carries S
+ * latencies and node_leaders wins there.  At most one segment per
+ * element (a call of count <= S runs one segment, priced high: the error
+ * only keeps the chain out); a chain of two nodes has no fill and no
+ * segments. */
 static int64_t chain_segment(int64_t count, int nnodes)
 {
     int64_t nseg = nnodes > 2 ? 8 * (int64_t)(nnodes - 2) : 1;

@@ -18,7 +18,9 @@
  * Which chain: rank order
  *  - commutative op: c_h = root - 1 - h (mod p), ending at the root and
  *    running downward, so that ranks other than the root receive straight
- *    into ACC and add their input onto it (no TMP, no copy);
+ *    into ACC and add their input onto it (no TMP, no copy), except when
+ *    run in place under a view whose INPUT is ACC (node_chain's leaders),
+ *    where they receive into TMP;
  *  - non-commutative op: downward, c_h = p-1-h, where rank r puts its own
  *    contribution before the partial of ranks r+1..p-1 it receives, or
  *    upward, c_h = h, where the partial of ranks 0..r-1 goes before rank
@@ -71,7 +73,8 @@
  * p-2 segment times: for long vectors on few ranks.
  *
  * Memory per process: none at the head; ACC of count elements on other
- * non-root ranks; TMP of count elements at the root and on an upward chain.
+ * non-root ranks; TMP of count elements at the root, on an upward chain
+ * and on members run in place.
  */
 #include "plan/rabred_plan.h"
 #include "algorithms/rabred_table.h"

@@ -64,8 +64,9 @@ typedef struct {
     double distance_beta[RABRED_DISTANCE_CLASSES];
     /* What an MPI_Reduce price measures (coll_rabred_reduce_metric): 0, the
      * average of the ranks' own times (OSU's figure: a rank whose part has
-     * left is free); 1, the root's completion (when the application waits
-     * for the result, not for its senders).  MPI_Allreduce: completion. */
+     * left is free); 1, the completion, when the last rank is done (the
+     * root, in every reduce plan: it holds the result last), for when the
+     * application waits for the result.  MPI_Allreduce: completion. */
     int reduce_completion;
 } rabred_model_t;
 

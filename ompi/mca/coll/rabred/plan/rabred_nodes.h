@@ -64,10 +64,10 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
                             rabred_plan_builder_fn across);
 
 /* The opening of the leader-based node-aware algorithms
- * (coll_rabred_{allreduce,reduce}_node_leaders.c): each node reduces to
- * its leader over the in-order binary tree, then the leaders run `across`
- * (a flat builder, in place; allreduce, or reduce to the root's node's
- * leader when a->root >= 0).  The plan is left under the node's view or
+ * (coll_rabred_{allreduce,reduce}_node_leaders.c, coll_rabred_reduce_node_chain.c):
+ * each node reduces to its leader over the in-order binary tree, then the
+ * leaders run `across` (a flat builder, in place, with a->seg_count;
+ * allreduce, or reduce to the root's node's leader when a->root >= 0).  The plan is left under the node's view or
  * the leaders'; the caller sets the next.  Returns `across`'s status. */
 int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
                               rabred_plan_t *plan, rabred_plan_builder_fn across);

@@ -321,7 +321,10 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
         rc = simulate_time(alg, p, commutative, n2, seg_bytes, &full, completion, &t2);
     }
     fit(out, t0, t1, t2, n1, n2);
-    if (RABRED_OK == rc && out->ok && RABRED_COLL_REDUCE == alg->coll && buffers_matter(book)) {
+    /* a send buffer frees senders early, never the root: no saving by
+     * completion */
+    if (RABRED_OK == rc && out->ok && RABRED_COLL_REDUCE == alg->coll && !completion &&
+        buffers_matter(book)) {
         rc = fit_buffers(alg, book, commutative, out);
     }
     return rc;
