@@ -382,19 +382,27 @@ typedef struct {
  * barrier's skew to every time.  Ranks agree on an instant `margin` after
  * the latest of them has left the barrier and wait for it in simulated
  * time (smpi_execute_flops at the host's speed); if a rank gets there too
- * late the margin doubles and they try again.  Under a real MPI the wait
- * is a no-op and the barrier is the start. */
+ * late the margin doubles and they try again.  The wait is measured after
+ * the last agreement, which itself ends at different instants on
+ * different ranks (measured before it, ranks started up to a latency
+ * apart, and a plan's time carried that skew); a rank with less than half
+ * the margin left counts as late, so that the agreement cannot make it
+ * miss the instant.  Under a real MPI the wait is a no-op and the barrier
+ * is the start. */
 static double common_start(const bench_t *bn)
 {
     for (;;) {
         MPI_Barrier(MPI_COMM_WORLD);
         double now = MPI_Wtime(), latest;
         MPI_Allreduce(&now, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        double go = latest + *bn->margin, wait = go - MPI_Wtime();
-        int late = wait < 0, any_late;
+        double go = latest + *bn->margin;
+        int late = go - MPI_Wtime() < *bn->margin / 2, any_late;
         MPI_Allreduce(&late, &any_late, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         if (!any_late) {
-            smpi_execute_flops(wait * bn->o->host_speed);
+            double wait = go - MPI_Wtime();
+            if (wait > 0) {
+                smpi_execute_flops(wait * bn->o->host_speed);
+            }
             return MPI_Wtime();
         }
         *bn->margin *= 2;
