@@ -223,6 +223,10 @@ run_mpi errors-count-np3 3 test/mpi/test_mpi_errors --count --mca mpi_param_chec
 # error class, and the communicator works afterwards.
 run_mpi errors-truncate-np3 3 test/mpi/test_mpi_errors --truncate \
     --mca coll_rabred_allreduce_algorithm recursive_doubling
+# MPI_Reduce's binomial tree at p = 2: one transfer a rank, run with the
+# PML's blocking send and receive; the truncated receive gives the same.
+run_mpi errors-truncate-reduce-np2 2 test/mpi/test_mpi_errors --truncate --reduce \
+    --mca coll_rabred_reduce_algorithm binomial
 # The same two errors from MPI_Iallreduce: the request completes with them.
 run_mpi errors-nonblocking-np3 3 test/mpi/test_mpi_errors --nonblocking \
     --mca coll_rabred_allreduce_algorithm rabenseifner

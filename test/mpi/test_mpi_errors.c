@@ -17,6 +17,11 @@
  * the request's own error class, MPI_ERR_TRUNCATE (Open MPI's wait_all
  * reports MPI_ERR_IN_STATUS and leaves the failed request to the caller).
  *
+ * --truncate --reduce: the same with MPI_Reduce to rank 0.  Run with
+ * coll_rabred_reduce_algorithm binomial: at p = 2 each rank's call is one
+ * transfer, which the blocking walk runs with the PML's blocking send and
+ * receive; the root's truncated receive must give the same error class.
+ *
  * --count: a negative count (INT_MIN, -1) with Open MPI's argument checks
  * off (run with --mca mpi_param_check 0): rabred must answer MPI_ERR_COUNT
  * itself, for MPI_Allreduce and MPI_Reduce, before choosing an algorithm;
@@ -35,6 +40,7 @@
 #include <string.h>
 
 static int nonblocking; /* --nonblocking: the failing calls are MPI_Iallreduce */
+static int use_reduce;  /* --reduce: the truncated call is MPI_Reduce to rank 0 */
 
 /* MPI_Allreduce, or MPI_Iallreduce and MPI_Wait; the error either gives. */
 static int allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
@@ -45,6 +51,21 @@ static int allreduce(const void *in, void *out, int count, MPI_Datatype type, MP
     }
     MPI_Request req = MPI_REQUEST_NULL;
     int rc = MPI_Iallreduce(in, out, count, type, op, comm, &req);
+    return MPI_SUCCESS != rc ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* The truncated call: allreduce(), or MPI_Reduce (MPI_Ireduce and
+ * MPI_Wait) to rank 0 with --reduce. */
+static int truncating_call(const void *in, void *out, int count, MPI_Comm comm)
+{
+    if (!use_reduce) {
+        return allreduce(in, out, count, MPI_INT, MPI_SUM, comm);
+    }
+    if (!nonblocking) {
+        return MPI_Reduce(in, out, count, MPI_INT, MPI_SUM, 0, comm);
+    }
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = MPI_Ireduce(in, out, count, MPI_INT, MPI_SUM, 0, comm, &req);
     return MPI_SUCCESS != rc ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
@@ -70,7 +91,7 @@ static int truncated_round(int rank)
             in[i] = i;
             out[i] = -1;
         }
-        int rc = allreduce(in, out, 0 == rank ? 15 : 16, MPI_INT, MPI_SUM, pair);
+        int rc = truncating_call(in, out, 0 == rank ? 15 : 16, pair);
         int eclass = MPI_SUCCESS;
         MPI_Error_class(rc, &eclass);
         if (0 == rank && MPI_ERR_TRUNCATE != eclass) {
@@ -85,8 +106,9 @@ static int truncated_round(int rank)
             failures++;
         }
         if (0 == rank) {
-            printf("test_mpi_errors --truncate: error class %d (MPI_ERR_TRUNCATE is %d), %s\n",
-                   eclass, MPI_ERR_TRUNCATE, failures ? "FAILED" : "ok");
+            printf("test_mpi_errors --truncate%s: error class %d (MPI_ERR_TRUNCATE is %d), %s\n",
+                   use_reduce ? " --reduce" : "", eclass, MPI_ERR_TRUNCATE,
+                   failures ? "FAILED" : "ok");
         }
     }
     MPI_Comm_free(&pair);
@@ -140,6 +162,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (int i = 1; i < argc; i++) {
         nonblocking |= 0 == strcmp(argv[i], "--nonblocking");
+        use_reduce |= 0 == strcmp(argv[i], "--reduce");
     }
     if (argc > 1 && 0 == strcmp(argv[1], "--truncate")) {
         failures = size >= 2 ? truncated_round(rank) : 1;

@@ -320,6 +320,7 @@ typedef struct {
     int n[2];                        /* requests posted in each */
     int64_t sends_first_len;         /* sends this long go before receives; 0: none */
     const rabred_step_t *held;       /* a step whose early receives wait for its sends */
+    int blocking;                    /* run by the blocking walk (may block in a post) */
     rabred_schedule_cursor_t cursor; /* a nonblocking run's position */
 } mca_coll_rabred_exec_t;
 

@@ -131,6 +131,33 @@ static int post_dir(mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from
     return rc;
 }
 
+/* Does step st's one transfer run to completion with the PML's blocking send
+ * or receive.  Only where that is what posting it and waiting for it would
+ * do: the blocking walk, the whole step posted at once (not an early part
+ * ahead of the previous step's local steps, which would then wait for it),
+ * nothing else in flight (the walk posts a step once the previous one is
+ * complete).  Open MPI's blocking calls skip the request a nonblocking
+ * one allocates, completes and frees: ob1 sends a short message straight
+ * into the shared-memory transport's buffer and receives into a request
+ * on the stack, which makes a leaf's send and a root's receive of a
+ * small MPI_Reduce cheaper (bench/results/shm-p2-20261127e). */
+static int runs_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from, int to)
+{
+    return x->blocking && 1 == st->post_count && 0 == from && 1 == to &&
+           (st == x->sched->steps || 0 == st[-1].early);
+}
+
+static int transfer_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
+{
+    const rabred_xfer_t *t = &x->plan->xfers[x->sched->posts[st->post_first]];
+    char *ptr = address(x, t->buf, t->off);
+    return RABRED_XFER_RECV == t->dir
+               ? MCA_PML_CALL(recv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
+                                   MPI_STATUS_IGNORE))
+               : MCA_PML_CALL(send(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
+                                   MCA_PML_BASE_SEND_STANDARD, x->comm));
+}
+
 /* Post posts [from, to) of step st into slot.  The schedule lists
  * receives first, so that eager data lands in place.  A step that sends
  * at least sends_first_len elements somewhere posts all its sends first
@@ -146,6 +173,9 @@ static int post_dir(mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from
 static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
 {
     mca_coll_rabred_exec_t *x = ctx;
+    if (runs_now(x, st, from, to)) {
+        return transfer_now(x, st);
+    }
     if (!sends_first(x, st)) {
         const int32_t *posts = &x->sched->posts[st->post_first];
         int rc = OMPI_SUCCESS;
@@ -276,6 +306,7 @@ void mca_coll_rabred_exec_init(mca_coll_rabred_exec_t *x, const rabred_ready_pla
 {
     x->sends_first_len = ready->sends_first_len;
     x->held = NULL;
+    x->blocking = 0;
     x->plan = &ready->plan;
     x->sched = &ready->schedule;
     x->bufs = *bufs;
@@ -314,6 +345,7 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
     mca_coll_rabred_exec_t x;
     mca_coll_rabred_exec_init(&x, ready, bufs, dtype, op, tag, comm,
                               (ompi_request_t **)ready->requests);
+    x.blocking = 1;
     int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
         mca_coll_rabred_exec_abandon(&x);
