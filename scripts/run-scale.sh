@@ -111,7 +111,25 @@ simulate() { # platform ppn group p label algorithm variants
         --link measure) 2>>"$out/smpi.log" | sed "s/^/platform=$1 /"
 }
 
+# SMPI folds every rank's SMPI_SHARED_MALLOC buffer onto one file, one
+# mapping per 1 MiB block (smpi/shared-malloc-blocksize): at p = 256 and
+# 64 MiB that is some 65 000 mappings, Linux's default vm.max_map_count,
+# and the run aborts ("Could not map folded virtual memory").  Raise the
+# limit where we may, else say so.
+ensure_map_count() {
+    local want=1048576 have
+    have=$(cat /proc/sys/vm/max_map_count 2>/dev/null || echo "$want")
+    [ "$have" -ge "$want" ] && return
+    if [ "$(id -u)" -eq 0 ] && sysctl -qw vm.max_map_count=$want 2>/dev/null; then
+        say "raised vm.max_map_count from $have to $want (SMPI's shared buffers)"
+    else
+        say "vm.max_map_count is $have: runs with p x size above about 16 GiB may abort" \
+            "(as root: sysctl -w vm.max_map_count=$want)"
+    fi
+}
+
 ensure_simgrid
+ensure_map_count
 build
 out=${RABRED_SCALE_OUT:-bench/results/scale-$mode-$(date +%Y%m%d)}
 mkdir -p "$out"
