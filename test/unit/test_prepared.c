@@ -7,7 +7,8 @@
  *    joined rounds that may be posted at once; early posting happens only
  *    between single rounds and only as far as the plan allows; each step
  *    lists its own transfers once, receives first, and knows its longest
- *    send (the executor's post order); and no step posts more
+ *    send (the executor's post order) and whether it is alone (one
+ *    transfer, none of it posted early); and no step posts more
  *    requests than the slots a prepared call sizes (the executor writes
  *    into those slots without checking);
  *  - the cache: a key finds its entry and only its entry (every field of
@@ -97,6 +98,12 @@ static void check_schedule(const rabred_plan_t *plan, const rabred_schedule_t *s
         check_posts(plan, s, st, k, what);
         CHECK(st->post_count <= s->max_requests, "%s: step %d posts %d requests, %d slots", what,
               k, st->post_count, s->max_requests);
+        /* alone: one transfer, none of it posted before the step before
+         * it is complete (a blocking walk may then run it blocking) */
+        int alone = 1 == st->post_count && (0 == k || 0 == st[-1].early);
+        CHECK(st->alone == alone, "%s: step %d (%d posts, the one before posts %d early) says "
+              "alone %d, want %d", what, k, st->post_count, k > 0 ? st[-1].early : 0,
+              st->alone, alone);
         if (0 == st->early) {
             continue;
         }

@@ -131,20 +131,18 @@ static int post_dir(mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from
     return rc;
 }
 
-/* Does step st's one transfer run to completion with the PML's blocking send
- * or receive.  Only where that is what posting it and waiting for it would
- * do: the blocking walk, the whole step posted at once (not an early part
- * ahead of the previous step's local steps, which would then wait for it),
- * nothing else in flight (the walk posts a step once the previous one is
- * complete).  Open MPI's blocking calls skip the request a nonblocking
- * one allocates, completes and frees: ob1 sends a short message straight
- * into the shared-memory transport's buffer and receives into a request
- * on the stack, which makes a leaf's send and a root's receive of a
- * small MPI_Reduce cheaper (bench/results/shm-p2-20261127e). */
+/* Does step st's one transfer run to completion with the PML's blocking
+ * send or receive: in the blocking walk, a step the schedule marks alone
+ * (one transfer, none of it posted early, nothing else in flight), posted
+ * whole.  That is what posting it and waiting for it would do, and Open
+ * MPI's blocking calls skip the request a nonblocking one allocates,
+ * completes and frees: ob1 sends a short message straight into the
+ * shared-memory transport's buffer and receives into a request on the
+ * stack, which makes a leaf's send and a root's receive of a small
+ * MPI_Reduce cheaper (bench/results/shm-p2-20261127f). */
 static int runs_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st, int from, int to)
 {
-    return x->blocking && 1 == st->post_count && 0 == from && 1 == to &&
-           (st == x->sched->steps || 0 == st[-1].early);
+    return x->blocking && st->alone && 0 == from && 1 == to;
 }
 
 static int transfer_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)

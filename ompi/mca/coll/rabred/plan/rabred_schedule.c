@@ -66,7 +66,7 @@ static int push_step(const rabred_plan_t *plan, rabred_schedule_t *s, int first,
         return RABRED_ERR_NOMEM;
     }
     rabred_step_t *st = &s->steps[s->nsteps++];
-    *st = (rabred_step_t){first, end, s->nposts, n, 0, 0};
+    *st = (rabred_step_t){.first = first, .end = end, .post_first = s->nposts, .post_count = n};
     for (int dir = RABRED_XFER_RECV; dir <= RABRED_XFER_SEND; dir++) {
         for (int r = first; r < end; r++) {
             const rabred_round_t *rd = &plan->rounds[r];
@@ -162,6 +162,9 @@ int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_sc
                          : RABRED_XFER_RECV == dir ? receives(plan, next->first)
                                                    : 0;
         }
+    }
+    for (int k = 0; k < s->nsteps; k++) {
+        s->steps[k].alone = 1 == s->steps[k].post_count && (0 == k || 0 == s->steps[k - 1].early);
     }
     return RABRED_OK;
 }

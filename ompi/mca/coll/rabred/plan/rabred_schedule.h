@@ -38,6 +38,9 @@ typedef struct {
                           * step's local steps: 0, its receives, or all */
     int64_t max_send;    /* its longest send, elements (0: none; the
                           * executor's post order reads it) */
+    int32_t alone;       /* 1: one transfer, posted whole after the step before
+                          * it completed (none of it early), so a blocking
+                          * walk may run it with a blocking send or receive */
 } rabred_step_t;
 
 typedef struct {
