@@ -7,10 +7,16 @@
  *    joined rounds that may be posted at once; early posting happens only
  *    between single rounds and only as far as the plan allows; each step
  *    lists its own transfers once, receives first, and knows its longest
- *    send (the executor's post order) and whether it is alone (one
- *    transfer, none of it posted early); and no step posts more
+ *    send (the executor's post order), whether it is alone (one
+ *    transfer, none of it posted early) and whether its one send goes
+ *    late (not ahead of a local step: the blocking walk sends it
+ *    blocking); and no step posts more
  *    requests than the slots a prepared call sizes (the executor writes
  *    into those slots without checking);
+ *  - a ready plan is marked only_send exactly when it is one send of the
+ *    input and nothing else (the leaves of a tree): the blocking path
+ *    then sends without temporaries or executor state, which is sound
+ *    only for such a plan;
  *  - the cache: a key finds its entry and only its entry (every field of
  *    the key tells calls apart), a hit moves nothing, a full cache evicts
  *    the least recently used, a claimed entry starts empty, an entry in
@@ -104,6 +110,22 @@ static void check_schedule(const rabred_plan_t *plan, const rabred_schedule_t *s
         CHECK(st->alone == alone, "%s: step %d (%d posts, the one before posts %d early) says "
               "alone %d, want %d", what, k, st->post_count, k > 0 ? st[-1].early : 0,
               st->alone, alone);
+        /* late_send: one send (listed last), not posted ahead of a local
+         * step (a blocking walk may then send it blocking once the
+         * receives are out) */
+        int sends = posted(plan, st->first, RABRED_XFER_SEND, RABRED_XFER_SEND);
+        for (int r = st->first + 1; r < st->end; r++) {
+            sends += posted(plan, r, RABRED_XFER_SEND, RABRED_XFER_SEND);
+        }
+        int before = 0; /* local steps of the step before */
+        for (int r = k > 0 ? st[-1].first : 0; k > 0 && r < st[-1].end; r++) {
+            before += plan->rounds[r].nlocal;
+        }
+        int late = 1 == sends && (0 == k || st[-1].early < st->post_count || 0 == before);
+        CHECK(st->sends == sends && st->late_send == late,
+              "%s: step %d (%d sends, the one before posts %d of %d early) says %d sends, "
+              "late_send %d, want %d", what, k, sends, k > 0 ? st[-1].early : 0, st->post_count,
+              st->sends, st->late_send, late);
         if (0 == st->early) {
             continue;
         }
@@ -337,6 +359,72 @@ static void test_sends_first_len(void)
     rabred_ready_plan_free(&r);
 }
 
+/* The ready plan of `alg` for one rank, or NULL when it cannot be built
+ * (a count below the algorithm's restriction). */
+static const rabred_ready_plan_t *ready_for(rabred_ready_plan_t *r, const rabred_alg_t *alg,
+                                            int p, int rank, int root, int64_t count,
+                                            int in_place)
+{
+    rabred_plan_args_t args = {p, rank, root, count, 1, alg->segmented ? 16 : 0, NULL,
+                               in_place, NULL};
+    rabred_elements_t e = {8, 8, 0};
+    return RABRED_OK == rabred_ready_plan_build(r, alg, &args, &e) ? r : NULL;
+}
+
+/* Sound: a plan marked only_send is a reduce leaf's one send from INPUT,
+ * touching no other buffer (the blocking path allocates nothing for it).
+ * Complete: the binomial tree marks exactly its leaves (a rank at
+ * distance v from the root has children v + 2^j below v's lowest set bit,
+ * so v odd or v = p - 1), and nothing at the root or in an
+ * allreduce is marked. */
+static void test_only_send(void)
+{
+    int ps[] = {1, 2, 3, 4, 7, 8, 13, 16};
+    int64_t counts[] = {1, 8, 1031};
+    rabred_ready_plan_t r;
+    memset(&r, 0, sizeof(r));
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int i = 0; i < rabred_table_size(coll); i++) {
+            const rabred_alg_t *alg = rabred_table_at(coll, i);
+            for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++) {
+                for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+                    int p = ps[a], root = RABRED_COLL_REDUCE == coll ? p / 2 : -1;
+                    for (int rank = 0; rank < p; rank++) {
+                        const rabred_ready_plan_t *rp =
+                            ready_for(&r, alg, p, rank, root, counts[c], rank == root);
+                        if (NULL == rp || !rp->only_send) {
+                            continue;
+                        }
+                        const rabred_plan_t *pl = &rp->plan;
+                        CHECK(RABRED_COLL_REDUCE == coll && rank != root && 1 == pl->nxfers &&
+                                  0 == pl->nlocals && RABRED_XFER_SEND == pl->xfers[0].dir &&
+                                  RABRED_BUF_INPUT == pl->xfers[0].buf &&
+                                  !pl->uses[RABRED_BUF_ACC] && !pl->uses[RABRED_BUF_TMP] &&
+                                  !pl->uses[RABRED_BUF_TMP2],
+                              "%s %s p=%d rank=%d count=%lld: marked only_send, but it is not "
+                              "one send of the input",
+                              rabred_coll_name(coll), alg->name, p, rank,
+                              (long long)counts[c]);
+                    }
+                }
+            }
+        }
+    }
+    for (size_t a = 0; a < sizeof(ps) / sizeof(ps[0]); a++) {
+        int p = ps[a], root = p / 2;
+        for (int rank = 0; rank < p; rank++) {
+            int v = (rank - root + p) % p; /* children v + 2^j below v's lowest bit */
+            int leaf = v > 0 && (1 == v % 2 || v + 1 >= p);
+            const rabred_ready_plan_t *rp =
+                ready_for(&r, &rabred_alg_reduce_binomial, p, rank, root, 64, rank == root);
+            CHECK(NULL != rp && rp->only_send == leaf,
+                  "reduce binomial p=%d root=%d rank=%d: only_send %d, want %d", p, root, rank,
+                  NULL != rp ? rp->only_send : -1, leaf);
+        }
+    }
+    rabred_ready_plan_free(&r);
+}
+
 int main(void)
 {
     test_schedules();
@@ -345,5 +433,6 @@ int main(void)
     test_in_flight();
     test_ready_plans();
     test_sends_first_len();
+    test_only_send();
     return rabred_test_summary("test_prepared");
 }

@@ -327,6 +327,13 @@ typedef struct {
 /* The internal plan's buffers (mca_coll_rabred_internal_plan). */
 mca_coll_rabred_bufs_t mca_coll_rabred_internal_bufs(void *vec, void *tmp);
 
+/* Runs a ready plan whose only_send is set: the blocking send of its one
+ * transfer from `input` (the caller's send buffer, or its receive buffer
+ * in place). */
+int mca_coll_rabred_send_only(const rabred_ready_plan_t *ready, const void *input,
+                              struct ompi_datatype_t *dtype, int tag,
+                              struct ompi_communicator_t *comm);
+
 /* The executor (coll_rabred_exec.c): runs one rank's ready plan over
  * `bufs`; `tag` is the collective's coll tag.  How elements move (extent,
  * memcpy or the datatype engine, which steps post their sends first) was

@@ -156,6 +156,25 @@ static int transfer_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st
                                    MCA_PML_BASE_SEND_STANDARD, x->comm));
 }
 
+/* Does the blocking walk send step st's one send with the PML's blocking
+ * send: the schedule says the send is not posted early, and this posting
+ * ends the step, so every receive of the step is already posted (the
+ * schedule lists the send last) and the walk would wait for the send
+ * next anyway.  As coll/tuned's recursive doubling does (a receive, a
+ * blocking send, a wait), ob1 then sends a short message without a
+ * request (bench/results/shm-p2-20261128).  Not for a sends-first step,
+ * whose sends must go out before its receives. */
+static int sends_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st, int to)
+{
+    return x->blocking && st->late_send && to == st->post_count;
+}
+
+static int send_now(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
+{
+    return MCA_PML_CALL(send(address(x, t->buf, t->off), (size_t)t->len, x->dtype, t->peer,
+                             x->tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
+}
+
 /* Post posts [from, to) of step st into slot.  The schedule lists
  * receives first, so that eager data lands in place.  A step that sends
  * at least sends_first_len elements somewhere posts all its sends first
@@ -176,11 +195,12 @@ static int post(void *ctx, const rabred_step_t *st, int from, int to, int slot)
     }
     if (!sends_first(x, st)) {
         const int32_t *posts = &x->sched->posts[st->post_first];
+        int last = to > from && sends_now(x, st, to) ? to - 1 : to; /* posts[last]: blocking */
         int rc = OMPI_SUCCESS;
-        for (int i = from; i < to && OMPI_SUCCESS == rc; i++) {
+        for (int i = from; i < last && OMPI_SUCCESS == rc; i++) {
             rc = post_one(x, &x->plan->xfers[posts[i]], slot);
         }
-        return rc;
+        return OMPI_SUCCESS == rc && last < to ? send_now(x, &x->plan->xfers[posts[last]]) : rc;
     }
     if (0 == from && to < st->post_count) {
         x->held = st; /* the early part: posted with the rest */
@@ -349,6 +369,22 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
         mca_coll_rabred_exec_abandon(&x);
     }
     return rc;
+}
+
+/* A leaf's whole plan: one send of its input (the ready plan's
+ * only_send).  The PML's blocking send straight from the input, with no
+ * temporaries and no executor state: in a loop of small MPI_Reduce calls
+ * the leaf sets the pace (its stores queue behind its copy into the
+ * shared-memory transport's buffer), so every store it skips counts
+ * (bench/results/shm-p2-20261128). */
+int mca_coll_rabred_send_only(const rabred_ready_plan_t *ready, const void *input,
+                              struct ompi_datatype_t *dtype, int tag,
+                              struct ompi_communicator_t *comm)
+{
+    const rabred_xfer_t *t = &ready->plan.xfers[0];
+    uintptr_t at = (uintptr_t)input + (uintptr_t)((ptrdiff_t)t->off * ready->elements.extent);
+    return MCA_PML_CALL(send((char *)at, (size_t)t->len, dtype, t->peer, tag,
+                             MCA_PML_BASE_SEND_STANDARD, comm));
 }
 
 int mca_coll_rabred_internal_plan(mca_coll_rabred_module_t *m, int count,

@@ -481,6 +481,10 @@ int mca_coll_rabred_call_tag(const call_t *c)
 /* Take the temporaries the plan names, run it, give them back. */
 static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
 {
+    if (r->only_send) { /* a leaf: no temporaries, no executor state */
+        return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype,
+                                         mca_coll_rabred_call_tag(c), c->comm);
+    }
     mca_coll_rabred_tmpbuf_t t[3];
     mca_coll_rabred_bufs_t bufs;
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);

@@ -75,8 +75,9 @@ static int push_step(const rabred_plan_t *plan, rabred_schedule_t *s, int first,
                 if (x->dir == dir) {
                     s->posts[s->nposts++] = rd->first_xfer + k;
                 }
-                if (RABRED_XFER_SEND == dir && x->dir == dir && x->len > st->max_send) {
-                    st->max_send = x->len;
+                if (RABRED_XFER_SEND == dir && x->dir == dir) {
+                    st->sends++;
+                    st->max_send = x->len > st->max_send ? x->len : st->max_send;
                 }
             }
         }
@@ -142,6 +143,16 @@ int rabred_schedule_resume(const rabred_schedule_t *s, const rabred_schedule_ops
     return walk_from(s, ops, ctx, cursor, 0, done);
 }
 
+/* How many local steps step st's rounds have. */
+static int32_t step_locals(const rabred_plan_t *plan, const rabred_step_t *st)
+{
+    int32_t n = 0;
+    for (int r = st->first; r < st->end; r++) {
+        n += plan->rounds[r].nlocal;
+    }
+    return n;
+}
+
 int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_schedule_t *s)
 {
     s->nsteps = s->nposts = s->max_requests = 0;
@@ -164,7 +175,14 @@ int rabred_schedule_build(const rabred_plan_t *plan, int input_is_acc, rabred_sc
         }
     }
     for (int k = 0; k < s->nsteps; k++) {
-        s->steps[k].alone = 1 == s->steps[k].post_count && (0 == k || 0 == s->steps[k - 1].early);
+        rabred_step_t *st = &s->steps[k];
+        int32_t early = 0 == k ? 0 : s->steps[k - 1].early; /* of st's posts */
+        st->alone = 1 == st->post_count && 0 == early;
+        /* posted early, a send goes ahead of the step before's local
+         * steps: harmless when there are none */
+        st->late_send = 1 == st->sends &&
+                        (0 == k || early < st->post_count ||
+                         0 == step_locals(plan, &s->steps[k - 1]));
     }
     return RABRED_OK;
 }

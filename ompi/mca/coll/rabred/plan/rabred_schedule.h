@@ -41,6 +41,11 @@ typedef struct {
     int32_t alone;       /* 1: one transfer, posted whole after the step before
                           * it completed (none of it early), so a blocking
                           * walk may run it with a blocking send or receive */
+    int32_t sends;       /* how many of its posts are sends (the last ones) */
+    int32_t late_send;   /* 1: one send, and it is not posted ahead of any
+                          * local step (not early, or the step before has
+                          * none), so a blocking walk may send it with a
+                          * blocking send once the step's receives are posted */
 } rabred_step_t;
 
 typedef struct {

@@ -163,6 +163,13 @@ static int64_t sends_first_len(const rabred_schedule_t *s, const rabred_elements
     return s->max_send >= len ? len : 0;
 }
 
+/* One send of INPUT, no local step, no other transfer. */
+static int32_t is_only_send(const rabred_plan_t *plan)
+{
+    return 1 == plan->nxfers && 0 == plan->nlocals &&
+           RABRED_XFER_SEND == plan->xfers[0].dir && RABRED_BUF_INPUT == plan->xfers[0].buf;
+}
+
 int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
                             const rabred_plan_args_t *args, const rabred_elements_t *elements)
 {
@@ -178,6 +185,7 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
     if (RABRED_OK == rc) {
         r->elements = NULL != elements ? *elements : none;
         r->sends_first_len = sends_first_len(&r->schedule, &r->elements);
+        r->only_send = is_only_send(&r->plan);
         r->alg = alg;
     }
     return rc;

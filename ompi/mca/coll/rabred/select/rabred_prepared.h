@@ -70,6 +70,10 @@ typedef struct {
     /* a step that sends this many elements somewhere posts its sends
      * before its receives; 0: no step of this plan does */
     int64_t sends_first_len;
+    /* 1: the plan is one send of the input and nothing else (a tree's
+     * leaf): a blocking call sends plan.xfers[0] from the caller's input
+     * with no executor state (coll_rabred_exec.c, mca_coll_rabred_send_only) */
+    int32_t only_send;
 } rabred_ready_plan_t;
 
 typedef struct {
