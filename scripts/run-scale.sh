@@ -21,6 +21,9 @@
 #                           "crossbar:1:1 nodes16:16:16")
 #   RABRED_SCALE_P          process counts ("256 1024")
 #   RABRED_SCALE_SIZES      sizes in bytes per rank ("8,64K,2M")
+#   RABRED_SCALE_SMPI       SMPI's algorithms to run (default: every one
+#                           below); e.g. leave out rab1 and rab2, which do
+#                           not finish at p = 256
 #   RABRED_SCALE_LIMIT      seconds of wall time per smpirun (quick 300, full
 #                           3600); an SMPI algorithm that takes longer is
 #                           reported and left out (rab1 at p = 256 runs for
@@ -83,6 +86,7 @@ fi
 [ -n "${RABRED_SCALE_PLATFORMS:-}" ] && read -r -a platforms <<<"$RABRED_SCALE_PLATFORMS"
 [ -n "${RABRED_SCALE_P:-}" ] && read -r -a plist <<<"$RABRED_SCALE_P"
 sizes=${RABRED_SCALE_SIZES:-$sizes}
+[ -n "${RABRED_SCALE_SMPI:-}" ] && read -r -a smpi_algorithms <<<"$RABRED_SCALE_SMPI"
 limit=${RABRED_SCALE_LIMIT:-$limit} # seconds per smpirun
 
 hostfile() { # platform ppn p
@@ -139,6 +143,7 @@ mkdir -p "$out"
     echo "machine: $(nproc) cores, $(uname -sr), $(smpirun -version 2>/dev/null | head -1)"
     echo "command: scripts/run-scale.sh ${1:-}"
     echo "grid: platforms ${platforms[*]}; p ${plist[*]}; sizes $sizes; $limit s per smpirun"
+    echo "smpi: ${smpi_algorithms[*]}"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "date: $(date -u +%FT%TZ)"
 } >"$out/meta.txt"
