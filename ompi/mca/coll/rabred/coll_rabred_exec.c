@@ -145,15 +145,19 @@ static int runs_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st, in
     return x->blocking && st->alone && 0 == from && 1 == to;
 }
 
+static int send_now(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
+{
+    return MCA_PML_CALL(send(address(x, t->buf, t->off), (size_t)t->len, x->dtype, t->peer,
+                             x->tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
+}
+
 static int transfer_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st)
 {
     const rabred_xfer_t *t = &x->plan->xfers[x->sched->posts[st->post_first]];
-    char *ptr = address(x, t->buf, t->off);
     return RABRED_XFER_RECV == t->dir
-               ? MCA_PML_CALL(recv(ptr, (size_t)t->len, x->dtype, t->peer, x->tag, x->comm,
-                                   MPI_STATUS_IGNORE))
-               : MCA_PML_CALL(send(ptr, (size_t)t->len, x->dtype, t->peer, x->tag,
-                                   MCA_PML_BASE_SEND_STANDARD, x->comm));
+               ? MCA_PML_CALL(recv(address(x, t->buf, t->off), (size_t)t->len, x->dtype, t->peer,
+                                   x->tag, x->comm, MPI_STATUS_IGNORE))
+               : send_now(x, t);
 }
 
 /* Does the blocking walk send step st's one send with the PML's blocking
@@ -167,12 +171,6 @@ static int transfer_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st
 static int sends_now(const mca_coll_rabred_exec_t *x, const rabred_step_t *st, int to)
 {
     return x->blocking && st->late_send && to == st->post_count;
-}
-
-static int send_now(const mca_coll_rabred_exec_t *x, const rabred_xfer_t *t)
-{
-    return MCA_PML_CALL(send(address(x, t->buf, t->off), (size_t)t->len, x->dtype, t->peer,
-                             x->tag, MCA_PML_BASE_SEND_STANDARD, x->comm));
 }
 
 /* Post posts [from, to) of step st into slot.  The schedule lists
