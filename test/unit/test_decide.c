@@ -554,30 +554,37 @@ static void test_distance_parse(void)
 }
 
 /* Writing what the peer read: reductions into it at beta_inv, receives
- * and copies over it at beta_overwrite (rabred_extras.c).  At p = 2:
- * recursive doubling reduces into all it sent (n bytes at beta_inv) and
- * receives into memory nobody read; halving and doubling receives its
- * result over the half it sent (n/2 at beta_overwrite) and reduces into
- * the other half; linear's ranks write only memory nobody read. */
+ * and copies over it at beta_overwrite (rabred_extras.c).  Recursive
+ * doubling reduces into the vector it sent only where its partner's data
+ * comes first after the first step: never at p = 2 (the first step sends
+ * the input and reduces into the vector received or a copy of the input),
+ * n bytes at p = 4 (ranks 2 and 3 in the second step); it never receives
+ * over what it sent.  At p = 2 halving and doubling receives its result
+ * over the half it sent (n/2 at beta_overwrite) and reduces into the
+ * other half; linear's ranks write only memory nobody read. */
 static void test_invalidate_terms(void)
 {
     const int64_t n = 1 << 20;
-    rabred_price_call_t call = {2, -1, 1, n, 0};
-    const rabred_alg_t *algs[3] = {&rabred_alg_allreduce_recursive_doubling,
-                                   &rabred_alg_allreduce_rabenseifner,
-                                   rabred_table_by_name(RABRED_COLL_ALLREDUCE, "linear")};
+    enum { NCASES = 4 };
+    const rabred_alg_t *algs[NCASES] = {&rabred_alg_allreduce_recursive_doubling,
+                                        &rabred_alg_allreduce_recursive_doubling,
+                                        &rabred_alg_allreduce_rabenseifner,
+                                        rabred_table_by_name(RABRED_COLL_ALLREDUCE, "linear")};
+    const int ps[NCASES] = {2, 4, 2, 2};
     for (int overwrite = 0; overwrite < 2; overwrite++) {
         rabred_model_t m = RABRED_TEST_MODEL(0, 0, 0, 1.0, 1.0);
         double *term = overwrite ? &m.beta_overwrite : &m.beta_inv;
         *term = 1e-9;
-        const double want[3] = {overwrite ? 0 : n * 1e-9, overwrite ? n / 2 * 1e-9 : 0, 0};
-        for (int k = 0; k < 3; k++) {
+        const double want[NCASES] = {0, overwrite ? 0 : n * 1e-9, overwrite ? n / 2 * 1e-9 : 0,
+                                     0};
+        for (int k = 0; k < NCASES; k++) {
+            rabred_price_call_t call = {ps[k], -1, 1, n, 0};
             double extra = -1;
             CHECK(NULL != algs[k] &&
                       RABRED_OK == rabred_model_extras(algs[k], &call, &m, &extra) &&
                       fabs(extra - want[k]) <= 1e-12,
-                  "%s: %s extra %g s, want %g s", overwrite ? "overwrite" : "invalidate",
-                  NULL != algs[k] ? algs[k]->name : "?", extra, want[k]);
+                  "%s: %s p = %d extra %g s, want %g s", overwrite ? "overwrite" : "invalidate",
+                  NULL != algs[k] ? algs[k]->name : "?", ps[k], extra, want[k]);
         }
     }
 }

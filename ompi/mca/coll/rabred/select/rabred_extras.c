@@ -14,10 +14,9 @@
  *                (single-copy transports: the coherence protocol takes the
  *                lines back from the reader's cache, and a reduction reads
  *                each line before writing it; 12 ns per 64-byte line on
- *                this project's machine at 64 KiB, where it makes
- *                recursive doubling at p = 2 1.2x slower than halving and
- *                doubling: it reduces into all it sent, the other into
- *                none);
+ *                this project's machine at 64 KiB, where a p = 2
+ *                exchange that reduces into all it sent takes 1.2x one
+ *                that reduces into none);
  *   overwrite    a receive or a copy over such memory: it writes whole
  *                lines without reading them and pays less, measured here
  *                at 64 KiB a copy 7.2 us against 1.8 into the rank's own,
