@@ -252,13 +252,15 @@ run_mpi bad-mca-values 2 "$correctness" --quick \
     --mca coll_rabred_allreduce_algorithm no_such_algorithm \
     --mca coll_rabred_reduce_short_bytes -7 --mca coll_rabred_arrival_weight 5 \
     --mca coll_rabred_inter_mbs -5 --mca coll_rabred_intra_duplex 0.5 \
-    --mca coll_rabred_inter_distance_mbs 1250,-625 --mca coll_rabred_reduce_metric fastest
+    --mca coll_rabred_inter_distance_mbs 1250,-625 --mca coll_rabred_reduce_metric fastest \
+    --mca coll_rabred_inter_shift_alpha_us 1,x
 if grep -q "invalid coll_rabred_allreduce_algorithm; using the default, auto" "$bad_log" &&
    grep -q "coll_rabred_reduce_short_bytes = -7 is negative; using the default" "$bad_log" &&
    grep -q "coll_rabred_inter_mbs = -5 is outside \[0.001, 1e+09\]; using the default 10000" "$bad_log" &&
    grep -q "coll_rabred_intra_duplex = 0.5 is outside \[1, 100\]; using the default 1" "$bad_log" &&
    grep -q "coll_rabred_arrival_weight = 5 is outside \[0.001, 1\]; using the default 0.5" "$bad_log" &&
    grep -q 'coll_rabred_inter_distance_mbs = "1250,-625" is not a list' "$bad_log" &&
+   grep -q 'coll_rabred_inter_shift_alpha_us = "1,x" is not a list' "$bad_log" &&
    grep -q 'coll_rabred_reduce_metric = "fastest" is neither "average" nor "completion"' "$bad_log"; then
     pass bad-mca-warnings
 else
@@ -634,7 +636,10 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
              coll_rabred_intra_invalidate_mbs coll_rabred_intra_overwrite_mbs \
              coll_rabred_intra_aggregate_mbs coll_rabred_inter_alpha_us coll_rabred_inter_mbs \
              coll_rabred_reduce_mbs coll_rabred_round_sync_us coll_rabred_segment_size \
-             coll_rabred_node_map coll_rabred_inter_distance_mbs coll_rabred_reduce_metric; do
+             coll_rabred_node_map coll_rabred_inter_distance_mbs coll_rabred_reduce_metric \
+             coll_rabred_inter_shift_mbs coll_rabred_inter_distance_alpha_us \
+             coll_rabred_inter_shift_alpha_us coll_rabred_reduce_far_mbs \
+             coll_rabred_copy_far_mbs coll_rabred_core_cache_bytes; do
     if grep -q "parameter \"$param\"" "$info_log"; then
         pass "ompi-info-$param"
     else

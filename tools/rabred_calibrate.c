@@ -18,9 +18,12 @@
  *   (tools/rabred_calibrate_fit.h); then one message of the largest size,
  *   timed at MPI_Send's return and at its last byte's arrival: the send
  *   buffer, what was left when the send returned; the ranks not measuring sleep;
- *   the reduction and a copy: MPI_Reduce_local and memcpy of 1 MiB of
- *   doubles on every rank at once (ranks that share cores share them here
- *   too), the slowest rank;
+ *   the reduction and a copy: MPI_Reduce_local and memcpy of doubles on
+ *   every rank at once (ranks that share cores share them here too), the
+ *   slowest rank, with vectors of a quarter of the per-core cache the
+ *   system reports (1 MiB when it reports none) and, beyond it, of four
+ *   times that cache (at most 64 MiB): the speeds in cache and from
+ *   memory (coll_rabred_core_cache_bytes);
  *   rounds out of step: every rank exchanges 8 bytes with its ring
  *   neighbours, round after round; what a round takes beyond the message;
  *   at the largest size measured (at most 1 MiB, where bytes, not
@@ -48,6 +51,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "rabred_calibrate_fit.h"
 #include "rabred_mpit.h"
@@ -407,33 +411,47 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
 
 /* ---- the terms every rank takes part in --------------------------------- */
 
-/* MB/s of MPI_Reduce_local (doubles, SUM; copy 0) or of memcpy (copy 1)
- * of 1 MiB, every rank at once; the slowest rank's. */
-static stat_t measure_local(int copy)
+/* The per-core cache the system reports (the L2), or 0; the same on
+ * every rank (the smallest), as the decision needs it. */
+static double core_cache_bytes(void)
 {
-    enum { COUNT = 1 << 17 };
-    double *in = malloc(COUNT * sizeof(double)), *io = malloc(COUNT * sizeof(double)), x[SAMPLES];
+    double mine = 0, least;
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    mine = l2 > 0 ? (double)l2 : 0.0;
+#endif
+    MPI_Allreduce(&mine, &least, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    return least;
+}
+
+/* MB/s of MPI_Reduce_local (doubles, SUM; copy 0) or of memcpy (copy 1)
+ * of `count` doubles, `reps` times a sample, every rank at once; the
+ * slowest rank's. */
+static stat_t measure_local(int copy, int count, int reps, const char *what)
+{
+    double *in = malloc((size_t)count * sizeof(double));
+    double *io = malloc((size_t)count * sizeof(double)), x[SAMPLES];
     if (NULL == in || NULL == io) {
         fprintf(stderr, "rabred-calibrate: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (int i = 0; i < COUNT; i++) {
+    for (int i = 0; i < count; i++) {
         in[i] = io[i] = 1.0;
     }
-    progress(copy ? "copy speed" : "reduction speed");
+    progress(what);
     for (int s = 0; s < SAMPLES; s++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        for (int k = 0; k < 20; k++) {
+        for (int k = 0; k < reps; k++) {
             if (copy) {
-                memcpy(io, in, COUNT * sizeof(double));
+                memcpy(io, in, (size_t)count * sizeof(double));
             } else {
-                MPI_Reduce_local(in, io, COUNT, MPI_DOUBLE, MPI_SUM);
+                MPI_Reduce_local(in, io, count, MPI_DOUBLE, MPI_SUM);
             }
         }
-        double mine = (MPI_Wtime() - t0) / 20, slowest;
+        double mine = (MPI_Wtime() - t0) / reps, slowest;
         MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        x[s] = rabred_cal_mbs(COUNT * sizeof(double), slowest);
+        x[s] = rabred_cal_mbs((double)count * sizeof(double), slowest);
     }
     free(in);
     free(io);
@@ -479,7 +497,7 @@ static double rounds_time(int rounds, int pattern, int half, int bytes, int send
     if (active) {
         double t0 = MPI_Wtime();
         for (int j = 0; j < rounds; j++) {
-            int d = DISTINCT == pattern ? 1 + j % (n - 1) : 1;
+            int d = DISTINCT == pattern ? 1 + j % (n - 1) : RING == pattern ? pair : 1;
             int to = PAIRS == pattern ? me ^ pair : (me + d) % n;
             int from = PAIRS == pattern ? me ^ pair : (me - d + n) % n;
             send_recv(buf, buf2, bytes, step * to, step * from, sends_first);
@@ -512,6 +530,14 @@ static stat_t measure_rounds(int pattern, int half, int rounds, int bytes, int s
     static const char *what[] = {"lock-step rounds", "distinct peers", "pairs at once"};
     return sample_rounds(half ? "half the ranks at once" : what[pattern], pattern, half, 1,
                          rounds, bytes, sends_first, buf, buf2);
+}
+
+/* Ring rounds of every rank `shift` places on at once. */
+static stat_t measure_shifts_at(int shift, int rounds, int bytes, int sends_first, char *buf,
+                                char *buf2)
+{
+    return sample_rounds("shifts farther apart", RING, 0, shift, rounds, bytes, sends_first,
+                         buf, buf2);
 }
 
 /* Exchange rounds of every rank with rank XOR pair at once. */
@@ -552,21 +578,67 @@ static void choose_pairs(const int *leader, link_t *intra, link_t *inter, int *n
     }
 }
 
+/* A list parameter's line, when it has entries. */
+static void write_list(FILE *f, const char *name, const double *mbs, int n)
+{
+    if (n > 0) {
+        fprintf(f, "%s = ", name);
+        for (int k = 0; k < n; k++) {
+            fprintf(f, "%s%.6g", k ? "," : "", mbs[k]);
+        }
+        fprintf(f, "\n");
+    }
+}
+
 /* ---- output --------------------------------------------------------------- */
 
 typedef struct {
     link_t link[2];
     stat_t reduce, copy, ring, distinct;
+    stat_t reduce_far, copy_far;  /* beyond core_cache (measured when it is > 0) */
+    double core_cache;            /* bytes, the system's per-core cache; 0: unknown */
+    int near_count, far_count;    /* doubles per vector of the two measurements */
     stat_t ring64, ring_big, pairs_big, half_big;
     stat_t pairs_far[RABRED_DISTANCE_CLASSES]; /* [k]: pairs 2^k apart; [0] unused */
+    stat_t shifts_far[RABRED_DISTANCE_CLASSES]; /* [k]: ring rounds 2^k on; [0] unused */
     int far_classes;              /* distances measured, 1 included; 0: none */
     int ndistance;                /* entries of distance_mbs to write; 0: none */
     double distance_mbs[RABRED_DISTANCE_CLASSES];
+    int nshift;                   /* entries of shift_mbs to write; 0: none */
+    double shift_mbs[RABRED_DISTANCE_CLASSES];
+    stat_t pairs8[RABRED_DISTANCE_CLASSES], shifts8[RABRED_DISTANCE_CLASSES]; /* 8-byte rounds */
+    int nlatency;                 /* entries of the latency lists to write; 0: none */
+    double distance_alpha_us[RABRED_DISTANCE_CLASSES], shift_alpha_us[RABRED_DISTANCE_CLASSES];
     int big_bytes;                /* the message size of the duplex and aggregate rounds */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */
 } result_t;
+
+/* The reduction's and the copy's speeds in cache (vectors of a quarter
+ * of the core's cache: the input, the result and a temporary fit) and
+ * from memory (four times the cache, at most 64 MiB).  Without a
+ * reported cache, 1 MiB vectors and one speed. */
+static void measure_locals(result_t *r)
+{
+    double cache = r->core_cache;
+    double far = 4 * cache < 64.0 * (1 << 20) ? 4 * cache : 64.0 * (1 << 20);
+    r->near_count = cache > 0 ? (int)(cache / 4 / sizeof(double)) : 1 << 17;
+    r->far_count = (int)(far / sizeof(double));
+    r->near_count = r->near_count > 1024 ? r->near_count : 1024;
+    /* a sample moves about the same bytes at both sizes, so that ranks
+     * sharing a core see the same share of it (20 in-cache vectors) */
+    int far_reps = (int)(20.0 * r->near_count / r->far_count) > 1
+                       ? (int)(20.0 * r->near_count / r->far_count)
+                       : 1;
+    r->reduce = measure_local(0, r->near_count, 20, "reduction speed");
+    r->copy = measure_local(1, r->near_count, 20, "copy speed");
+    if (cache > 0) {
+        r->reduce_far = measure_local(0, r->far_count, far_reps,
+                                      "reduction speed beyond the cache");
+        r->copy_far = measure_local(1, r->far_count, far_reps, "copy speed beyond the cache");
+    }
+}
 
 /* How many distances 1, 2, 4, ... up to p/2 the distance term is
  * measured at (beyond p/2 the cyclic distance the model uses is p - d,
@@ -583,18 +655,57 @@ static int far_classes(int nodes)
     return n;
 }
 
-/* The distance term: the same exchange rounds in pairs, every rank with
- * rank XOR 2^k at once, k >= 1, against pairs 1 apart (r->pairs_big). */
+/* The latency by distance: 8-byte rounds of both patterns at every
+ * distance.  A longer route adds to the latency (hops), so each entry is
+ * the link's alpha plus what its rounds take beyond the XOR pairs at
+ * distance 1 (neighbours, as alpha was measured); a load that slows every
+ * round alike (ranks sharing cores) then adds nothing.  Written when some
+ * entry exceeds alpha by 10%, by twice the spread of distance 1's rounds
+ * and by the sync term: ranks out of step cost a round that much anyway
+ * (108 us on the emulated cluster's 16 ranks on 2 cores, where these
+ * rounds read 17-58 us by distance, in no order). */
+static void measure_latencies(result_t *r, const link_t *ring_link, int sends_first, char *buf,
+                              char *buf2)
+{
+    double alpha_us = ring_link->fit.alpha_us, near_us = 0, noise_us = 0;
+    int slower = 0;
+    for (int k = 0; k < r->far_classes; k++) {
+        r->pairs8[k] = sample_rounds("8-byte pairs by distance", PAIRS, 0, 1 << k, 50, 8,
+                                     sends_first, buf, buf2);
+        r->shifts8[k] = sample_rounds("8-byte shifts by distance", RING, 0, 1 << k, 50, 8,
+                                      sends_first, buf, buf2);
+        if (0 == k) {
+            near_us = 1e6 * r->pairs8[0].median;
+            noise_us = 2 * near_us * r->pairs8[0].spread;
+        }
+        r->distance_alpha_us[k] = alpha_us + 1e6 * r->pairs8[k].median - near_us;
+        r->shift_alpha_us[k] = alpha_us + 1e6 * r->shifts8[k].median - near_us;
+        double most = fmax(r->distance_alpha_us[k], r->shift_alpha_us[k]) - alpha_us;
+        slower |= most > 0.1 * alpha_us && most > noise_us && most > r->sync_us;
+    }
+    r->nlatency = slower ? r->far_classes : 0;
+}
+
+/* The distance terms: the same exchange rounds in pairs, every rank with
+ * rank XOR 2^k at once, k >= 1, against pairs 1 apart (r->pairs_big); and
+ * the ring rounds with every rank sending 2^k places on at once against
+ * the ring (r->ring_big): shifts, whose routes wrap around the rank order. */
 static void measure_distances(result_t *r, const link_t *ring_link, int rounds, int bytes,
                               int sends_first, char *buf, char *buf2)
 {
     double t[RABRED_DISTANCE_CLASSES] = {r->pairs_big.median};
+    double u[RABRED_DISTANCE_CLASSES] = {r->ring_big.median};
     for (int k = 1; k < r->far_classes; k++) {
         r->pairs_far[k] = measure_pairs_at(1 << k, rounds, bytes, sends_first, buf, buf2);
         t[k] = r->pairs_far[k].median;
+        r->shifts_far[k] = measure_shifts_at(1 << k, rounds, bytes, sends_first, buf, buf2);
+        u[k] = r->shifts_far[k].median;
     }
     r->ndistance = rabred_cal_distance_mbs(ring_link->fit.mbs, t, r->far_classes,
                                            1e-6 * r->sync_us, r->distance_mbs);
+    r->nshift = rabred_cal_distance_mbs(ring_link->fit.mbs, u, r->far_classes,
+                                        1e-6 * r->sync_us, r->shift_mbs);
+    measure_latencies(r, ring_link, sends_first, buf, buf2);
 }
 
 /* Rounds of the link's largest measured size (at most 1 MiB), where a
@@ -636,7 +747,7 @@ static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, 
     if (r->far_classes > 1 && ring_link == &r->link[1]) {
         measure_distances(r, ring_link, rounds, bytes, sends_first, buf, buf2);
     } else if (r->far_classes > 1) { /* the network's fit failed: its mbs is not known */
-        g_progress_done += r->far_classes - 1;
+        g_progress_done += 2 * (r->far_classes - 1) + 2 * r->far_classes;
         r->far_classes = 0;
     }
 }
@@ -694,6 +805,11 @@ static int write_conf(const char *path, const result_t *r, const char *files)
     write_link_conf(f, &r->link[1]);
     fprintf(f, "coll_rabred_reduce_mbs = %.6g\n", r->reduce.median);
     fprintf(f, "coll_rabred_copy_mbs = %.6g\n", r->copy.median);
+    if (r->core_cache > 0) {
+        fprintf(f, "coll_rabred_core_cache_bytes = %.0f\n", r->core_cache);
+        fprintf(f, "coll_rabred_reduce_far_mbs = %.6g\n", r->reduce_far.median);
+        fprintf(f, "coll_rabred_copy_far_mbs = %.6g\n", r->copy_far.median);
+    }
     fprintf(f, "coll_rabred_round_sync_us = %.4g\n", r->sync_us);
     if (g_size >= 4) { /* measured from 4 ranks: fewer leave the default */
         fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
@@ -705,13 +821,10 @@ static int write_conf(const char *path, const result_t *r, const char *files)
     if (r->have_peer) {
         fprintf(f, "coll_rabred_%s_peer_us = %.4g\n", r->link[r->peer_link].name, r->peer_us);
     }
-    if (r->ndistance > 0) {
-        fprintf(f, "coll_rabred_inter_distance_mbs = ");
-        for (int k = 0; k < r->ndistance; k++) {
-            fprintf(f, "%s%.6g", k ? "," : "", r->distance_mbs[k]);
-        }
-        fprintf(f, "\n");
-    }
+    write_list(f, "coll_rabred_inter_distance_mbs", r->distance_mbs, r->ndistance);
+    write_list(f, "coll_rabred_inter_shift_mbs", r->shift_mbs, r->nshift);
+    write_list(f, "coll_rabred_inter_distance_alpha_us", r->distance_alpha_us, r->nlatency);
+    write_list(f, "coll_rabred_inter_shift_alpha_us", r->shift_alpha_us, r->nlatency);
     return fclose(f);
 }
 
@@ -755,6 +868,21 @@ static void summary_link(FILE *f, const link_t *l)
             u->send_buffer_bytes >= l->buffer_bytes ? " (all of it: the buffer holds at least that)" : "");
 }
 
+/* One distance list's line: its rounds' times by distance (near at 1,
+ * far[k] at 2^k) and whether the list is written. */
+static void summary_list_row(FILE *f, const char *param, int written, const char *not_why,
+                             const stat_t *near, const stat_t *far, int n, int bytes,
+                             const char *rounds, const char *against)
+{
+    fprintf(f, "| `%s` | %s%s%s | %.0f%% | %d-byte %s (us:", param,
+            written ? "written" : "not written (", written ? "" : not_why, written ? "" : ")",
+            100 * near->spread, bytes, rounds);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, " %d: %.3g", 1 << k, 1e6 * (0 == k ? near->median : far[k].median));
+    }
+    fprintf(f, "), against %s |\n", against);
+}
+
 /* The distance term's line: what was measured, and whether it is written. */
 static void summary_distance(FILE *f, const result_t *r)
 {
@@ -762,15 +890,23 @@ static void summary_distance(FILE *f, const result_t *r)
         fprintf(f, "| distance term | not measured | | needs 4 ranks or more, one per node, and the network's link measured |\n");
         return;
     }
-    fprintf(f, "| `coll_rabred_inter_distance_mbs` | %s | %.0f%% | %d-byte exchange rounds of "
-               "every rank with rank XOR 2^k at once (us:",
-            r->ndistance > 0 ? "written" : "not written (no distance 1.1x slower than 1)",
-            100 * r->pairs_big.spread, r->big_bytes);
+    summary_list_row(f, "coll_rabred_inter_distance_mbs", r->ndistance > 0,
+                     "no distance 1.1x slower than 1", &r->pairs_big, r->pairs_far,
+                     r->far_classes, r->big_bytes,
+                     "exchange rounds of every rank with rank XOR 2^k at once", "distance 1");
+    summary_list_row(f, "coll_rabred_inter_shift_mbs", r->nshift > 0,
+                     "no shift 1.1x slower than 1", &r->ring_big, r->shifts_far, r->far_classes,
+                     r->big_bytes, "ring rounds of every rank sending 2^k places on at once",
+                     "the ring");
+    fprintf(f, "| `coll_rabred_inter_distance_alpha_us`, `coll_rabred_inter_shift_alpha_us` | %s "
+               "| %.0f%% | alpha plus what 8-byte rounds of the pairs and the shifts at each "
+               "distance take beyond the pairs at distance 1 (us, pairs / shifts:",
+            r->nlatency > 0 ? "written" : "not written (none above alpha by 10%, the noise and the sync term)",
+            100 * r->pairs8[0].spread);
     for (int k = 0; k < r->far_classes; k++) {
-        fprintf(f, " %d: %.3g", 1 << k,
-                1e6 * (0 == k ? r->pairs_big.median : r->pairs_far[k].median));
+        fprintf(f, " %d: %.3g / %.3g", 1 << k, r->distance_alpha_us[k], r->shift_alpha_us[k]);
     }
-    fprintf(f, "), against distance 1 |\n");
+    fprintf(f, ") |\n");
 }
 
 static int write_summary(const char *path, const result_t *r)
@@ -786,10 +922,22 @@ static int write_summary(const char *path, const result_t *r)
             g_size, r->nodes, SAMPLES);
     summary_link(f, &r->link[0]);
     summary_link(f, &r->link[1]);
-    fprintf(f, "| `coll_rabred_reduce_mbs` | %.4g MB/s | %.0f%% | MPI_Reduce_local, 1 MiB of doubles, every rank at once, slowest |\n",
-            r->reduce.median, 100 * r->reduce.spread);
-    fprintf(f, "| `coll_rabred_copy_mbs` | %.4g MB/s | %.0f%% | memcpy, 1 MiB, every rank at once, slowest |\n",
-            r->copy.median, 100 * r->copy.spread);
+    double near_kib = r->near_count * sizeof(double) / 1024.0;
+    double far_kib = r->far_count * sizeof(double) / 1024.0;
+    fprintf(f, "| `coll_rabred_reduce_mbs` | %.4g MB/s | %.0f%% | MPI_Reduce_local, %.0f KiB of doubles, every rank at once, slowest |\n",
+            r->reduce.median, 100 * r->reduce.spread, near_kib);
+    fprintf(f, "| `coll_rabred_copy_mbs` | %.4g MB/s | %.0f%% | memcpy, %.0f KiB, every rank at once, slowest |\n",
+            r->copy.median, 100 * r->copy.spread, near_kib);
+    if (r->core_cache > 0) {
+        fprintf(f, "| `coll_rabred_core_cache_bytes` | %.0f | | the per-core (L2) cache the system reports, the smallest of the ranks' |\n",
+                r->core_cache);
+        fprintf(f, "| `coll_rabred_reduce_far_mbs` | %.4g MB/s | %.0f%% | MPI_Reduce_local, %.0f KiB of doubles (beyond the cache), every rank at once, slowest |\n",
+                r->reduce_far.median, 100 * r->reduce_far.spread, far_kib);
+        fprintf(f, "| `coll_rabred_copy_far_mbs` | %.4g MB/s | %.0f%% | memcpy, %.0f KiB (beyond the cache), every rank at once, slowest |\n",
+                r->copy_far.median, 100 * r->copy_far.spread, far_kib);
+    } else {
+        fprintf(f, "| speeds beyond the cache | not measured | | the system reports no per-core cache |\n");
+    }
     fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds (%.3g us each) beyond one message |\n",
             r->sync_us, 100 * r->ring.spread, 1e6 * r->ring.median);
     if (g_size >= 3) {
@@ -962,8 +1110,9 @@ int main(int argc, char **argv)
         sizes++;
     }
     r.far_classes = r.link[1].a >= 0 ? far_classes(r.nodes) : 0;
-    g_progress_total = 3 + 2 * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
-                       (r.far_classes > 1 ? r.far_classes - 1 : 0) +
+    r.core_cache = core_cache_bytes();
+    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+                       (r.far_classes > 1 ? 2 * (r.far_classes - 1) + 2 * r.far_classes : 0) +
                        2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;
@@ -972,8 +1121,7 @@ int main(int argc, char **argv)
             measure_link(&r.link[k], buf, buf2, max_bytes);
         }
     }
-    r.reduce = measure_local(0);
-    r.copy = measure_local(1);
+    measure_locals(&r);
     /* rounds cross the network when the ranks are on several nodes */
     const link_t *ring_link = r.link[1].fitted ? &r.link[1] : &r.link[0];
     double message = 2 == g_size ? ring_link->m.exchange[0] : ring_link->m.oneway[0];

@@ -561,15 +561,39 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
                       lanes * (double)(LARGE - SMALL) / (large - small) / 1e6);
 }
 
-/* The distance term as rabred-calibrate measures it: every rank
- * exchanges with rank XOR 2^k at once (ranks without one in range sit
- * out), for every 2^k up to p/2 (beyond, the model's cyclic distance is
- * p - d), timed as the slope from 8 B to 1 MiB; rabred_cal_distance_mbs
- * turns the times into the list (written when some distance is 1.1x
- * slower), printed as measured either way. */
-static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
+/* Every rank exchanges with rank XOR d at once (shift 0; ranks without
+ * one in range sit out), or sends to rank + d and receives from rank - d
+ * (shift 1, cyclically); the slowest rank's time. */
+static double pattern_time(const bench_t *bn, int d, int shift, int bytes, char *buf)
+{
+    int peer = bn->rank ^ d;
+    if (!shift) {
+        return exchange_with(bn, peer < bn->p ? peer : -1, bytes, 1, buf);
+    }
+    double start = common_start(bn), longest;
+    MPI_Request req[2];
+    MPI_Irecv(buf + bytes, bytes, MPI_BYTE, (bn->rank - d + bn->p) % bn->p, 7, MPI_COMM_WORLD,
+              &req[0]);
+    MPI_Isend(buf, bytes, MPI_BYTE, (bn->rank + d) % bn->p, 7, MPI_COMM_WORLD, &req[1]);
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+    double mine = MPI_Wtime() - start;
+    MPI_Allreduce(&mine, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return longest;
+}
+
+/* The distance terms as rabred-calibrate measures them: every rank talks
+ * 2^k places away at once, for every 2^k up to p/2 (beyond, the model's
+ * cyclic distance is p - d), timed as the slope from 8 B to 1 MiB, in
+ * XOR pairs (inter_distance_mbs) and in shifts (inter_shift_mbs), and
+ * the 8-byte time as each pattern's latency by distance
+ * (inter_distance_alpha_us, inter_shift_alpha_us); rabred_cal_distance_mbs
+ * turns the slopes into each list (written when some distance is 1.1x
+ * slower than 1), printed as measured either way. */
+static void measure_pattern(const bench_t *bn, int shift, double link_mbs, double *out,
+                            double *alpha_us)
 {
     double t[RABRED_DISTANCE_CLASSES], mbs[RABRED_DISTANCE_CLASSES] = {0};
+    double small[RABRED_DISTANCE_CLASSES];
     int n = 0;
     enum { SMALL = 8, LARGE = 1 << 20 };
     char *buf = calloc(2, LARGE);
@@ -578,22 +602,36 @@ static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (; n < RABRED_DISTANCE_CLASSES && (1 << n) <= bn->p / 2; n++) {
-        int peer = bn->rank ^ (1 << n);
-        peer = peer < bn->p ? peer : -1;
-        double small = exchange_with(bn, peer, SMALL, 1, buf);
-        t[n] = exchange_with(bn, peer, LARGE, 1, buf) - small;
+        small[n] = pattern_time(bn, 1 << n, shift, SMALL, buf);
+        t[n] = pattern_time(bn, 1 << n, shift, LARGE, buf) - small[n];
     }
-    free(buf);
-    if (rabred_cal_distance_mbs(link->mbs, t, n, 0, mbs) > 0) {
-        memcpy(link->distance_mbs, mbs, (size_t)n * sizeof(double));
+    for (int k = 0; k < n; k++) { /* one message each: its latency */
+        alpha_us[k] = 1e6 * small[k];
     }
     if (0 == bn->rank) {
-        printf("DISTANCE mbs=");
+        printf("%s alpha_us=", shift ? "SHIFT" : "DISTANCE");
+        for (int k = 0; k < n; k++) {
+            printf("%s%.4g", k ? "," : "", alpha_us[k]);
+        }
+        printf("\n");
+    }
+    free(buf);
+    if (rabred_cal_distance_mbs(link_mbs, t, n, 0, mbs) > 0) {
+        memcpy(out, mbs, (size_t)n * sizeof(double));
+    }
+    if (0 == bn->rank) {
+        printf("%s mbs=", shift ? "SHIFT" : "DISTANCE");
         for (int k = 0; k < n; k++) {
             printf("%s%.6g", k ? "," : "", mbs[k]);
         }
         printf("\n");
     }
+}
+
+static void measure_distances(const bench_t *bn, rabred_link_units_t *link)
+{
+    measure_pattern(bn, 0, link->mbs, link->distance_mbs, link->distance_alpha_us);
+    measure_pattern(bn, 1, link->mbs, link->shift_mbs, link->shift_alpha_us);
 }
 
 static void measure_links(bench_t *bn, options_t *o)

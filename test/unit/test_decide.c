@@ -386,6 +386,54 @@ static const rabred_alg_t *pick_flat(const rabred_link_units_t *link, int p, int
     return RABRED_OK == rc ? out.alg : NULL;
 }
 
+/* Shifts (rabred_link_units_t.shift_mbs, shift_alpha_us) price the messages to partners
+ * other than rank XOR 2^k: with XOR pairs at full speed at every distance
+ * and shifts of 2 and more at half speed, Bruck (rank - 2^k) pays, halving
+ * and doubling and recursive doubling (XOR partners at p = 2^k) do not,
+ * and the ring pays nothing (a shift of 1 is the link's speed).  Without
+ * the shift list every partner is priced by the XOR list, as before. */
+static void test_shift_terms(void)
+{
+    const int64_t n = 1 << 16;
+    rabred_model_t m = RABRED_TEST_MODEL(0, 1e-9, 0, 1.0, 1.0);
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
+        m.distance_beta[k] = 1e-9;
+        m.shift_beta[k] = k > 0 ? 2e-9 : 1e-9;
+    }
+    rabred_price_call_t call = {64, -1, 1, n, 0};
+    const char *names[4] = {"bruck", "rabenseifner", "recursive_doubling", "neighbor_ring"};
+    for (int i = 0; i < 4; i++) {
+        const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, names[i]);
+        double with = -1, without = -1;
+        rabred_model_t plain = m;
+        memset(plain.shift_beta, 0, sizeof(plain.shift_beta));
+        CHECK(NULL != alg && RABRED_OK == rabred_model_extras(alg, &call, &m, &with) &&
+                  RABRED_OK == rabred_model_extras(alg, &call, &plain, &without),
+              "%s: extras", names[i]);
+        int pays = 0 == i;
+        CHECK(pays ? with > without + 1e-12 : fabs(with - without) <= 1e-15,
+              "p = 64, 64 KiB, shifts from 2 at half speed: %s's extra %g s with the shift "
+              "list, %g without (%s)", names[i], with, without, pays ? "want more" : "want equal");
+        CHECK(without <= 1e-15, "%s: XOR pairs at full speed cost nothing (%g s)", names[i],
+              without);
+    }
+    /* the same for latency (distance_alpha, shift_alpha): shifts of 2 and
+     * more take 1 us more than alpha per doubling, XOR pairs take alpha */
+    rabred_model_t lat = RABRED_TEST_MODEL(1e-6, 0, 0, 1.0, 1.0);
+    for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
+        lat.distance_alpha[k] = 1e-6;
+        lat.shift_alpha[k] = 1e-6 * (1 + k);
+    }
+    for (int i = 0; i < 4; i++) {
+        const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, names[i]);
+        double extra = -1;
+        CHECK(NULL != alg && RABRED_OK == rabred_model_extras(alg, &call, &lat, &extra) &&
+                  (0 == i ? extra > 1e-6 : extra <= 1e-15),
+              "p = 64, shifts slower to reach: %s's latency extra %g s (%s)", names[i], extra,
+              0 == i ? "want more than 1 us" : "want 0");
+    }
+}
+
 /* The distance term: a round's slowest message at the bandwidth every
  * rank gets when all exchange that far apart (rabred_extras.c).
  *  - p = 4, halving and doubling: rank 0 exchanges n/2 with rank 1, n/4
@@ -589,6 +637,48 @@ static void test_invalidate_terms(void)
     }
 }
 
+/* Speeds beyond the cache (rabred_model_for_bytes): a call whose three
+ * vectors fit in the cache keeps the model as it is; a larger one reduces
+ * and copies at the far speeds and pays no invalidate or overwrite term.
+ * Without a cache size or without far speeds nothing changes at any size,
+ * and a book prices a closed form with the model of the call's size. */
+static void test_far_speeds(void)
+{
+    rabred_model_t m = RABRED_TEST_MODEL(1e-6, 1e-10, 2e-11, 1.0, 1.0);
+    m.copy = 3e-11;
+    m.beta_inv = 2e-10;
+    m.beta_overwrite = 5e-11;
+    rabred_model_t plain = m;
+    const rabred_far_units_t far = {10000, 12000, 3 << 20};
+    rabred_model_set_far(&m, &far);
+    rabred_model_t in = rabred_model_for_bytes(&m, 1 << 20), out = rabred_model_for_bytes(&m, (1 << 20) + 1);
+    CHECK(in.gamma == m.gamma && in.copy == m.copy && in.beta_inv == m.beta_inv &&
+              in.beta_overwrite == m.beta_overwrite,
+          "3 n = the cache: in-cache speeds");
+    CHECK(fabs(out.gamma - 1e-10) < 1e-22 && fabs(out.copy - 1e-6 / 12000) < 1e-22 &&
+              0 == out.beta_inv && 0 == out.beta_overwrite && out.beta == m.beta,
+          "3 n > the cache: gamma %g copy %g inv %g", out.gamma, out.copy, out.beta_inv);
+    const rabred_far_units_t no_cache = {10000, 12000, 0}, no_speeds = {0, 0, 3 << 20};
+    for (int k = 0; k < 2; k++) {
+        rabred_model_t q = plain;
+        rabred_model_set_far(&q, k ? &no_speeds : &no_cache);
+        rabred_model_t big = rabred_model_for_bytes(&q, (int64_t)1 << 30);
+        CHECK(0 == memcmp(&big, &plain, sizeof(big)), "%s: one speed at 1 GiB",
+              k ? "no far speeds" : "no cache size");
+    }
+    static rabred_pricebook_t book;
+    const rabred_alg_t *rd = &rabred_alg_allreduce_recursive_doubling;
+    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 8, 65536, &m), "fill");
+    for (int64_t n = 1 << 16; n <= 1 << 24; n *= 4) {
+        rabred_price_call_t call = {8, -1, 1, n, 65536};
+        rabred_model_t at = rabred_model_for_bytes(&m, n);
+        double want = rd->price(&call, &at);
+        double got = rabred_pricebook_price(&book, rd, -1, 1, n);
+        CHECK(fabs(got - want) <= 1e-12 * want, "book at %lld B: %g, closed form %g",
+              (long long)n, got, want);
+    }
+}
+
 /* A forced algorithm that cannot serve the call is replaced by what auto
  * would do: the rules file first, then the cost model (not the bare
  * threshold), the reason naming the forced algorithm. */
@@ -626,6 +716,8 @@ int main(void)
     test_duplex_and_aggregate();
     test_aggregate_is_a_bound();
     test_invalidate_terms();
+    test_far_speeds();
+    test_shift_terms();
     test_distance_term();
     test_reduce_metric();
     test_distance_parse();

@@ -56,6 +56,8 @@ typedef struct {
     double reduce_mbs;
     double round_sync_us;
     double copy_mbs;                        /* coll_rabred_copy_mbs */
+    char *distance_text[4]; /* coll_rabred_inter_{distance,shift}_{mbs,alpha_us} as given */
+    rabred_far_units_t far;                 /* coll_rabred_{reduce,copy}_far_mbs, core_cache_bytes */
     char *rules_file;                       /* coll_rabred_rules_file */
     rabred_rules_t rules;                   /* loaded from rules_loaded; empty when none or rejected */
     char *rules_loaded;                     /* the rules_file value `rules` was loaded from */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opal/mca/base/mca_base_pvar.h"
 #include "opal/runtime/opal_progress.h"
@@ -344,6 +345,7 @@ rabred_model_t mca_coll_rabred_model(int link)
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     rabred_model_t m = rabred_model_make_copy(&c->link[link], c->reduce_mbs, c->round_sync_us,
                                               c->copy_mbs);
+    rabred_model_set_far(&m, &c->far);
     m.reduce_completion = reduce_completion();
     return m;
 }
@@ -463,27 +465,90 @@ static void register_link(const char *kind, const char *where, const rabred_link
 #undef RABRED_LINK_PARAM
 }
 
-/* The network's bandwidth by distance: a list, so a string parameter,
+/* A list parameter of the network's bandwidth by distance: a string,
  * parsed once here (a bad list is ignored, said once). */
-static void register_distance(rabred_link_units_t *inter)
+static void register_distance_list(const char *name, const char *help, char **text,
+                                   double *mbs)
 {
-    static char *text;
-    text = NULL;
+    *text = NULL;
     (void)mca_base_component_var_register(
-        &mca_coll_rabred_component.super.collm_version, "inter_distance_mbs",
+        &mca_coll_rabred_component.super.collm_version, name, help, MCA_BASE_VAR_TYPE_STRING,
+        NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ, text);
+    if (rabred_distance_parse(*text, mbs) < 0) {
+        opal_output(0, "coll:rabred: coll_rabred_%s = \"%s\" is not a list of at most %d "
+                    "numbers >= 0 (one for each distance 1, 2, 4, ...); ignored",
+                    name, *text, RABRED_DISTANCE_CLASSES);
+    }
+}
+
+static void register_distance(mca_coll_rabred_component_t *c)
+{
+    rabred_link_units_t *inter = &c->link[RABRED_LINK_INTER];
+    register_distance_list(
+        "inter_distance_mbs",
         "Cost model, between nodes (the network), one rank per node: what each rank moves, "
         "MB/s each way, when every rank exchanges at once with the rank 1, 2, 4, ... places "
         "away (rank XOR 2^k), as a comma-separated list scaled so that distance 1 reads "
         "inter_mbs (rabred-calibrate writes it); where long routes share links (a torus, a "
         "tapered fat tree) the far entries fall below inter_mbs and the decision charges the "
         "rounds that talk that far. Empty (default), 0 or beyond the list: inter_mbs",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_ALL_EQ,
-        &text);
-    if (rabred_distance_parse(text, inter->distance_mbs) < 0) {
-        opal_output(0, "coll:rabred: coll_rabred_inter_distance_mbs = \"%s\" is not a list of "
-                    "at most %d numbers >= 0 (MB/s for distances 1, 2, 4, ...); ignored",
-                    text, RABRED_DISTANCE_CLASSES);
-    }
+        &c->distance_text[0], inter->distance_mbs);
+    register_distance_list(
+        "inter_shift_mbs",
+        "Cost model, between nodes, one rank per node: the same for shifts, every rank "
+        "sending to the rank 1, 2, 4, ... places on and receiving from as far back "
+        "(cyclically), scaled so that 1 place reads inter_mbs (rabred-calibrate writes it); "
+        "prices messages to partners other than rank XOR 2^k (Bruck's, which wrap around the "
+        "rank order). Empty (default), 0 or beyond the list: inter_distance_mbs",
+        &c->distance_text[1], inter->shift_mbs);
+    register_distance_list(
+        "inter_distance_alpha_us",
+        "Cost model, between nodes, one rank per node: the latency of an 8-byte message, "
+        "microseconds, when every rank exchanges at once with the rank 1, 2, 4, ... places "
+        "away (rank XOR 2^k), a comma-separated list (rabred-calibrate writes it); routes of "
+        "more hops (a torus) take longer, and a round pays its slowest message's latency "
+        "beyond inter_alpha_us. Empty (default), 0 or beyond the list: inter_alpha_us",
+        &c->distance_text[2], inter->distance_alpha_us);
+    register_distance_list(
+        "inter_shift_alpha_us",
+        "Cost model, between nodes, one rank per node: the same for shifts (every rank "
+        "sending to the rank 1, 2, 4, ... places on), for partners other than rank XOR 2^k. "
+        "Empty (default), 0 or beyond the list: inter_distance_alpha_us",
+        &c->distance_text[3], inter->shift_alpha_us);
+}
+
+/* The per-core cache the system reports (the L2: the last level a core
+ * has to itself), or 0 when it reports none. */
+static double core_cache_bytes(void)
+{
+#ifdef _SC_LEVEL2_CACHE_SIZE
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? (double)l2 : 0.0;
+#else
+    return 0.0;
+#endif
+}
+
+/* Reductions and copies beyond the cache (rabred_model_t.gamma_far): off
+ * until measured, so the cache size alone changes nothing. */
+static void register_far(rabred_far_units_t *far)
+{
+    register_model_param("reduce_far_mbs",
+                         "Cost model: speed of a local reduction (as reduce_mbs) whose vectors "
+                         "do not fit in core_cache_bytes: the memory's speed, MB/s of input; "
+                         "0: reduce_mbs at every size (rabred-calibrate measures it)",
+                         0.0, 0.0, 1e9, &far->reduce_mbs);
+    register_model_param("copy_far_mbs",
+                         "Cost model: speed of a local copy whose vectors do not fit in "
+                         "core_cache_bytes, MB/s; 0: copy_mbs at every size",
+                         0.0, 0.0, 1e9, &far->copy_mbs);
+    register_model_param("core_cache_bytes",
+                         "Cost model: the cache a call's vectors must fit in for reductions "
+                         "and copies at reduce_mbs and copy_mbs (a call of n bytes uses about "
+                         "3 n: input, result, a temporary); larger calls use reduce_far_mbs "
+                         "and copy_far_mbs. Default: the per-core (L2) cache the system "
+                         "reports; 0: one speed at every size",
+                         core_cache_bytes(), 0.0, 1e15, &far->cache_bytes);
 }
 
 static void register_model(mca_coll_rabred_component_t *c)
@@ -492,7 +557,7 @@ static void register_model(mca_coll_rabred_component_t *c)
                   &c->link[RABRED_LINK_INTRA]);
     register_link("inter", "between nodes (the network)", &rabred_default_inter,
                   &c->link[RABRED_LINK_INTER]);
-    register_distance(&c->link[RABRED_LINK_INTER]);
+    register_distance(c);
     register_model_param("reduce_mbs",
                          "Cost model: speed of a local reduction (MPI_Reduce_local of doubles "
                          "with MPI_SUM), MB/s of input",
@@ -500,6 +565,7 @@ static void register_model(mca_coll_rabred_component_t *c)
     register_model_param("copy_mbs",
                          "Cost model: speed of a local copy (memcpy), MB/s; 0: copies are free",
                          RABRED_DEFAULT_COPY_MBS, 0.0, 1e9, &c->copy_mbs);
+    register_far(&c->far);
     register_model_param("round_sync_us",
                          "Cost model: what a lock-step round costs beyond its messages when "
                          "the ranks are not in step (more ranks than cores, a noisy system), "

@@ -16,8 +16,10 @@
  * Against copying the input into ACC before the first send and reducing
  * into ACC (a reduction whose partner's data comes second then reduces
  * into TMP and copies back), that takes one or two vector copies off each
- * call's path: at p = 2, 512 B over shared memory, 0.93-0.96 us against
- * tuned's recursive doubling's 0.93-0.96 (was 1.03-1.06x).
+ * call's path, and at p = 2 no rank reduces into what its peer has read:
+ * over shared memory 0.97-1.02x coll/tuned's recursive doubling up to
+ * 512 B, 0.63x at 4 KiB, 0.41-0.60x tuned's default from 16 to 256 KiB
+ * (bench/results/shm-p2-far-20261128).
  *
  * Cost (alpha per message, beta per byte, gamma per reduced byte):
  *   p = p':  lg p (alpha + n beta + n gamma)

@@ -37,6 +37,14 @@ typedef struct {
     double beta_eager;  /* seconds per byte of an exchange of messages up to eager_bytes
                          * (copied through the transport's buffers); 0: as beta */
     double copy;        /* seconds per byte of a local copy (memcpy); 0: free */
+    /* Reductions and copies of a call whose vectors outgrow the core's
+     * cache run at the memory's speed, not the cache's: with cache_bytes
+     * > 0, a call of n bytes per rank with 3 n > cache_bytes (its input,
+     * its result and a temporary stay in use) is priced with gamma_far and
+     * copy_far where they are > 0 (rabred_model_for_bytes).  0: one speed. */
+    double gamma_far;
+    double copy_far;
+    double cache_bytes;
     double beta_inv;    /* seconds per byte of reducing into memory a peer read in this
                          * call (single-copy transports, above eager_bytes); 0: none */
     double beta_overwrite; /* the same for overwriting it whole (a receive or a copy) */
@@ -62,6 +70,14 @@ typedef struct {
      * at long distances share links (a torus, a tapered tree), a message
      * there moves slower than one alone (rabred_link_units_t.distance_mbs) */
     double distance_beta[RABRED_DISTANCE_CLASSES];
+    /* the same for a message to a partner that is not rank XOR 2^k, when
+     * every rank sends 2^k to 2^(k+1) - 1 places on at once (a shift);
+     * 0: distance_beta (rabred_link_units_t.shift_mbs) */
+    double shift_beta[RABRED_DISTANCE_CLASSES];
+    /* seconds of latency of a message in those patterns (XOR pairs,
+     * shifts); 0: alpha (rabred_link_units_t.distance_alpha_us) */
+    double distance_alpha[RABRED_DISTANCE_CLASSES];
+    double shift_alpha[RABRED_DISTANCE_CLASSES];
     /* What an MPI_Reduce price measures (coll_rabred_reduce_metric): 0, the
      * average of the ranks' own times (OSU's figure: a rank whose part has
      * left is free); 1, the completion, when the last rank is done (the

@@ -34,7 +34,14 @@
  *                Rabenseifner's partners 2-8 ranks apart along a row and
  *                32-128 across rows cross up to 8 links each and share
  *                them, 2.07x a ring at p = 256, 2 MiB; one link only:
- *                with a node map a rank's distance is not its node's).
+ *                with a node map a rank's distance is not its node's);
+ *                a partner rank XOR 2^k at the bandwidth of XOR pairs
+ *                that far apart, any other (Bruck's rank - 2^k, which
+ *                wraps around the rank order) at that of shifts, where
+ *                those were measured; and the round's slowest message's
+ *                latency in its pattern beyond alpha (routes of more
+ *                hops: on the torus at p = 1024 a shift of 8 takes
+ *                1.34 us where alpha is 0.53).
  * Messages are sized in bytes: plans are built with one-byte elements.
  */
 #include "select/rabred_model.h"
@@ -153,25 +160,50 @@ static int distance_class(int rank, int peer, int p)
     return k;
 }
 
-/* One round's distance term: what its slowest message adds at its
- * distance's bandwidth over beta (a one-way one at f_beta of that). */
+/* Is peer rank XOR 2^k?  Such a partner is in the pattern of the XOR
+ * pairs (its route stays inside an aligned block of 2^(k+1) ranks), any
+ * other in the pattern of the shifts (it crosses those blocks, or wraps
+ * around the rank order). */
+static int xor_partner(int rank, int peer)
+{
+    int d = rank ^ peer;
+    return d > 0 && 0 == (d & (d - 1));
+}
+
+/* A pattern's entry for class k: the shifts' where the partner is not an
+ * XOR partner and the shifts were measured, else the XOR pairs'. */
+static double pattern_entry(const double *xor_list, const double *shift_list, int rank,
+                            int peer, int k)
+{
+    return !xor_partner(rank, peer) && shift_list[k] > 0 ? shift_list[k] : xor_list[k];
+}
+
+/* One round's distance terms: what its slowest message adds at its
+ * pattern's bandwidth over beta (a one-way one at f_beta of that), and
+ * its slowest message's latency over alpha (a one-way one at f_alpha). */
 static double distance_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
                              const rabred_model_t *m, int rank, int p)
 {
-    double most = 0;
+    double most = 0, latest = 0;
     for (int k = 0; k < rd->nxfer; k++) {
         const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
-        double slower = m->distance_beta[distance_class(rank, x->peer, p)] - m->beta;
-        double cost = (double)x->len * slower * (is_exchange(plan, rd, x) ? 1.0 : m->f_beta);
+        int c = distance_class(rank, x->peer, p), exchange = is_exchange(plan, rd, x);
+        double far = pattern_entry(m->distance_beta, m->shift_beta, rank, x->peer, c);
+        double slower = far > m->beta ? far - m->beta : 0.0;
+        double cost = (double)x->len * slower * (exchange ? 1.0 : m->f_beta);
+        double lat = pattern_entry(m->distance_alpha, m->shift_alpha, rank, x->peer, c);
+        double late = lat > m->alpha ? (lat - m->alpha) * (exchange ? 1.0 : m->f_alpha) : 0.0;
         most = cost > most ? cost : most;
+        latest = late > latest ? late : latest;
     }
-    return most;
+    return most + latest;
 }
 
 int rabred_model_has_distance(const rabred_model_t *m)
 {
     for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
-        if (m->distance_beta[k] > m->beta) {
+        if (m->distance_beta[k] > m->beta || m->shift_beta[k] > m->beta ||
+            m->distance_alpha[k] > m->alpha || m->shift_alpha[k] > m->alpha) {
             return 1;
         }
     }

@@ -27,6 +27,33 @@ rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double re
     return m;
 }
 
+void rabred_model_set_far(rabred_model_t *m, const rabred_far_units_t *far)
+{
+    int on = NULL != far && far->cache_bytes > 0;
+    m->gamma_far = on && far->reduce_mbs > 0 ? 1e-6 / far->reduce_mbs : 0;
+    m->copy_far = on && far->copy_mbs > 0 ? 1e-6 / far->copy_mbs : 0;
+    m->cache_bytes = on && (m->gamma_far > 0 || m->copy_far > 0) ? far->cache_bytes : 0;
+}
+
+/* Three vectors of the call stay in use while it runs (the input, the
+ * result and a temporary): a local reduction of doubles on this project's
+ * machine (2 MiB L2 per core) runs at 36-42 GB/s while its two operands
+ * fit, 26 at 1 MiB each and 13.7 from 2 MiB
+ * (bench/results/shm-p2-rd-20261128).  Beyond the cache the lines a peer
+ * read have left its cache before they are written again (it has streamed
+ * more than its cache since), so writing them costs what the memory's
+ * speed already charges: no invalidate or overwrite term. */
+rabred_model_t rabred_model_for_bytes(const rabred_model_t *m, int64_t bytes)
+{
+    rabred_model_t at = *m;
+    if (m->cache_bytes > 0 && 3.0 * (double)bytes > m->cache_bytes) {
+        at.gamma = m->gamma_far > 0 ? m->gamma_far : m->gamma;
+        at.copy = m->copy_far > 0 ? m->copy_far : m->copy;
+        at.beta_inv = at.beta_overwrite = 0;
+    }
+    return at;
+}
+
 rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_mbs,
                                  double round_sync_us)
 {
@@ -52,6 +79,9 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
     };
     for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
         m.distance_beta[k] = link->distance_mbs[k] > 0 ? 1e-6 / link->distance_mbs[k] : 0;
+        m.shift_beta[k] = link->shift_mbs[k] > 0 ? 1e-6 / link->shift_mbs[k] : 0;
+        m.distance_alpha[k] = 1e-6 * link->distance_alpha_us[k];
+        m.shift_alpha[k] = 1e-6 * link->shift_alpha_us[k];
     }
     return m;
 }
@@ -404,7 +434,8 @@ double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t
     }
     if (NULL != price->closed) {
         rabred_price_call_t call = {book->p, root, commutative ? 1 : 0, bytes, book->seg_bytes};
-        return price->closed->price(&call, &book->model);
+        rabred_model_t at = rabred_model_for_bytes(&book->model, bytes);
+        return price->closed->price(&call, &at);
     }
     return price->fixed + price->per_byte * (double)bytes - saving_at(price, bytes);
 }
@@ -423,10 +454,15 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->f_alpha == b->f_alpha && a->f_beta == b->f_beta && a->sync == b->sync &&
            a->peer == b->peer && a->rndv == b->rndv && a->rndv_oneway == b->rndv_oneway &&
            a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv &&
-           a->beta_overwrite == b->beta_overwrite && a->copy == b->copy && a->eager_bytes == b->eager_bytes &&
+           a->beta_overwrite == b->beta_overwrite && a->copy == b->copy &&
+           a->gamma_far == b->gamma_far && a->copy_far == b->copy_far &&
+           a->cache_bytes == b->cache_bytes && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
            a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer &&
            0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta)) &&
+           0 == memcmp(a->shift_beta, b->shift_beta, sizeof(a->shift_beta)) &&
+           0 == memcmp(a->distance_alpha, b->distance_alpha, sizeof(a->distance_alpha)) &&
+           0 == memcmp(a->shift_alpha, b->shift_alpha, sizeof(a->shift_alpha)) &&
            a->reduce_completion == b->reduce_completion;
 }
 
@@ -524,8 +560,9 @@ int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
     if (*t < 0) {
         return RABRED_OK;
     }
+    rabred_model_t at = rabred_model_for_bytes(&book->model, call->bytes);
     int rc = NULL != book->node_of ? rabred_model_extras_nodes(alg, call, book, &extra)
-                                   : rabred_model_extras(alg, call, &book->model, &extra);
+                                   : rabred_model_extras(alg, call, &at, &extra);
     *t += extra;
     return rc;
 }

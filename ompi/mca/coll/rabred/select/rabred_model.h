@@ -73,6 +73,20 @@ typedef struct {
      * 0 (or beyond the list's end): mbs.  One rank per node only: with a
      * node map a rank's distance is not its node's (rabred_model_extras) */
     double distance_mbs[RABRED_DISTANCE_CLASSES];
+    /* the same when every rank sends to rank + 2^k and receives from
+     * rank - 2^k (cyclically) at once, scaled so that 1 apart reads mbs:
+     * shifts cross the aligned blocks XOR partners stay in and wrap around
+     * the rank order, which on a torus block can be routes several times
+     * longer (Bruck's, a ring's steps).  0 (or beyond the list): as
+     * distance_mbs */
+    double shift_mbs[RABRED_DISTANCE_CLASSES];
+    /* the latency of an 8-byte message in each pattern, microseconds:
+     * when every rank talks 2^k places away at once, in XOR pairs and in
+     * shifts.  Routes of more hops take longer (a torus: about 0.12 us a
+     * hop on bench/scale's); a round pays its slowest message's latency
+     * beyond alpha_us.  0 (or beyond the list): alpha_us */
+    double distance_alpha_us[RABRED_DISTANCE_CLASSES];
+    double shift_alpha_us[RABRED_DISTANCE_CLASSES];
 } rabred_link_units_t;
 
 /* Parses a distance list, "MBS[,MBS...]" (entry k: distance 2^k; at most
@@ -101,6 +115,23 @@ extern const rabred_link_units_t rabred_default_intra, rabred_default_inter;
 #define RABRED_DEFAULT_REDUCE_MBS 24400.0 /* MPI_Reduce_local, doubles, SUM, 1 MiB */
 #define RABRED_DEFAULT_ROUND_SYNC_US 0.0  /* ranks in step: a core each */
 #define RABRED_DEFAULT_COPY_MBS 25600.0   /* memcpy of 1 MiB, every rank at once */
+
+/* Speeds beyond the cache (rabred_model_t.gamma_far): MB/s of a local
+ * reduction and copy whose vectors do not fit in cache_bytes; 0 leaves
+ * the in-cache speeds for every size. */
+typedef struct {
+    double reduce_mbs;
+    double copy_mbs;
+    double cache_bytes;
+} rabred_far_units_t;
+
+/* m with its speeds beyond the cache set (far: NULL, none). */
+void rabred_model_set_far(rabred_model_t *m, const rabred_far_units_t *far);
+
+/* The model a call of `bytes` per rank is priced with: m, with gamma and
+ * copy at their speeds beyond the cache when the call's vectors do not fit
+ * in it (rabred_model_t.gamma_far). */
+rabred_model_t rabred_model_for_bytes(const rabred_model_t *m, int64_t bytes);
 
 /* The model of one link, in the model's units (seconds, s/B). */
 rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_mbs,
