@@ -484,10 +484,18 @@ run_mpi agree-differ-missing-np3 3 "$on_rank" 0 \
     --mca coll_rabred_rules_file "$rules_ok"
 run_mpi agree-same-rules-np3 3 "$on_rank" 2 OMPI_MCA_coll_rabred_rules_file="$rules_reworded" -- \
     "$agree" agree --mca coll_rabred_rules_file "$rules_ok"
+# A speed beyond the cache on one rank differs; a cache size alone does
+# not (without a far speed it changes no price: each host's own L2 is the
+# default)
+run_mpi agree-differ-far-np3 3 "$on_rank" 1 OMPI_MCA_coll_rabred_reduce_far_mbs=5000 -- \
+    "$agree" differ
+run_mpi agree-same-cache-np3 3 "$on_rank" 1 OMPI_MCA_coll_rabred_core_cache_bytes=12345 -- \
+    "$agree" agree
 warned() { # log rules-verdict parameters-verdict: rank 0 warned for both communicators
     [ "$(grep -c "do not agree on rabred's settings (the rules file's rules: $2; the coll_rabred_\* parameters: $3)" "$1")" = 2 ]
 }
-for case in rules-np3:differ:same param-np4:same:differ missing-np3:differ:same; do
+for case in rules-np3:differ:same param-np4:same:differ missing-np3:differ:same \
+            far-np3:same:differ; do
     IFS=: read -r run rules_verdict param_verdict <<<"$case"
     log=$logs/agree-differ-$run.log
     if warned "$log" "$rules_verdict" "$param_verdict"; then

@@ -678,8 +678,9 @@ static void measure_latencies(result_t *r, const link_t *ring_link, int sends_fi
             near_us = 1e6 * r->pairs8[0].median;
             noise_us = 2 * near_us * r->pairs8[0].spread;
         }
-        r->distance_alpha_us[k] = alpha_us + 1e6 * r->pairs8[k].median - near_us;
-        r->shift_alpha_us[k] = alpha_us + 1e6 * r->shifts8[k].median - near_us;
+        /* >= 0, as the list's parser requires: at or below alpha adds nothing */
+        r->distance_alpha_us[k] = fmax(0.0, alpha_us + 1e6 * r->pairs8[k].median - near_us);
+        r->shift_alpha_us[k] = fmax(0.0, alpha_us + 1e6 * r->shifts8[k].median - near_us);
         double most = fmax(r->distance_alpha_us[k], r->shift_alpha_us[k]) - alpha_us;
         slower |= most > 0.1 * alpha_us && most > noise_us && most > r->sync_us;
     }
@@ -705,6 +706,14 @@ static void measure_distances(result_t *r, const link_t *ring_link, int rounds, 
                                            1e-6 * r->sync_us, r->distance_mbs);
     r->nshift = rabred_cal_distance_mbs(ring_link->fit.mbs, u, r->far_classes,
                                         1e-6 * r->sync_us, r->shift_mbs);
+    if (r->ndistance > 0 && 0 == r->nshift) {
+        /* shifts at full speed: said, or they would be priced as the XOR
+         * pairs (an empty shift list falls back to the distance list) */
+        r->nshift = r->far_classes;
+        for (int k = 0; k < r->far_classes; k++) {
+            r->shift_mbs[k] = ring_link->fit.mbs;
+        }
+    }
     measure_latencies(r, ring_link, sends_first, buf, buf2);
 }
 

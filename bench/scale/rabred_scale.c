@@ -616,9 +616,10 @@ static void measure_pattern(const bench_t *bn, int shift, double link_mbs, doubl
         printf("\n");
     }
     free(buf);
-    if (rabred_cal_distance_mbs(link_mbs, t, n, 0, mbs) > 0) {
-        memcpy(out, mbs, (size_t)n * sizeof(double));
-    }
+    /* the list as measured, also when no distance is slower: shifts at
+     * full speed must not fall back to the XOR pairs' list */
+    (void)rabred_cal_distance_mbs(link_mbs, t, n, 0, mbs);
+    memcpy(out, mbs, (size_t)n * sizeof(double));
     if (0 == bn->rank) {
         printf("%s mbs=", shift ? "SHIFT" : "DISTANCE");
         for (int k = 0; k < n; k++) {

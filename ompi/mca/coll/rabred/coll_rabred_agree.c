@@ -76,6 +76,15 @@ static uint64_t parameters_digest(void)
     ints[n++] = c->arrival_min_bytes;
     uint64_t h = rabred_digest(RABRED_DIGEST_INIT, ints, sizeof(ints));
     h = rabred_digest(h, l[1].distance_mbs, sizeof(l[1].distance_mbs));
+    h = rabred_digest(h, l[1].shift_mbs, sizeof(l[1].shift_mbs));
+    h = rabred_digest(h, l[1].distance_alpha_us, sizeof(l[1].distance_alpha_us));
+    h = rabred_digest(h, l[1].shift_alpha_us, sizeof(l[1].shift_alpha_us));
+    /* the speeds beyond the cache as they take effect: the cache size
+     * (each host's own L2 by default) only once a far speed is set */
+    rabred_model_t far = {0};
+    rabred_model_set_far(&far, &c->far);
+    double far_terms[3] = {far.gamma_far, far.copy_far, far.cache_bytes};
+    h = rabred_digest(h, far_terms, sizeof(far_terms));
     const char *map = NULL != c->node_map ? c->node_map : "";
     h = rabred_digest(h, map, strlen(map) + 1);
     h = rabred_digest(h, reals, sizeof(reals));
