@@ -560,11 +560,19 @@ int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
     if (*t < 0) {
         return RABRED_OK;
     }
-    rabred_model_t at = rabred_model_for_bytes(&book->model, call->bytes);
-    int rc = NULL != book->node_of ? rabred_model_extras_nodes(alg, call, book, &extra)
-                                   : rabred_model_extras(alg, call, &at, &extra);
+    int rc = rabred_model_book_extras(book, alg, call, &extra);
     *t += extra;
     return rc;
+}
+
+int rabred_model_book_extras(const rabred_pricebook_t *book, const rabred_alg_t *alg,
+                             const rabred_price_call_t *call, double *extra)
+{
+    if (NULL != book->node_of) {
+        return rabred_model_extras_nodes(alg, call, book, extra);
+    }
+    rabred_model_t at = rabred_model_for_bytes(&book->model, call->bytes);
+    return rabred_model_extras(alg, call, &at, extra);
 }
 
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,

@@ -282,6 +282,13 @@ int rabred_model_extras(const rabred_alg_t *alg, const rabred_price_call_t *call
 int rabred_model_extras_nodes(const rabred_alg_t *alg, const rabred_price_call_t *call,
                               const rabred_pricebook_t *book, double *extra);
 
+/* alg's structural terms for `call` as a book prices them: with its node
+ * map (rabred_model_extras_nodes) or, on one link, with the book's model
+ * at the call's size (rabred_model_for_bytes).  RABRED_OK, or
+ * RABRED_ERR_NOMEM. */
+int rabred_model_book_extras(const rabred_pricebook_t *book, const rabred_alg_t *alg,
+                             const rabred_price_call_t *call, double *extra);
+
 /* Does the model charge some distance more than a neighbour's (its
  * distance term, rabred_model_t.distance_beta)? */
 int rabred_model_has_distance(const rabred_model_t *model);

@@ -80,11 +80,7 @@ static int price_of(const rabred_select_in_t *in, prices_t *pr, const rabred_alg
     if (pr->extra[i] < 0) {
         rabred_price_call_t call = {in->call.p, in->root, in->call.commutative, in->bytes,
                                     in->book->seg_bytes};
-        rabred_model_t at = rabred_model_for_bytes(&in->book->model, in->bytes);
-        int rc = NULL != in->book->node_of
-                     ? rabred_model_extras_nodes(alg, &call, in->book, &pr->extra[i])
-                     : rabred_model_extras(alg, &call, &at, &pr->extra[i]);
-        if (RABRED_OK != rc) {
+        if (RABRED_OK != rabred_model_book_extras(in->book, alg, &call, &pr->extra[i])) {
             return RABRED_ERR_NOMEM;
         }
     }
