@@ -155,8 +155,8 @@ static double full_price(const rabred_pricebook_t *book, const rabred_alg_t *alg
                          int64_t bytes)
 {
     rabred_price_call_t call = {p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 1, bytes,
-                                book->seg_bytes};
-    double extra = 0, t = rabred_pricebook_price(book, alg, call.root, 1, bytes);
+                                book->seg_bytes, bytes / 8}; /* doubles, as decide's calls */
+    double extra = 0, t = rabred_pricebook_price_count(book, alg, call.root, 1, call.count, bytes);
     CHECK(RABRED_OK == rabred_model_extras(alg, &call, &book->model, &extra), "extras");
     return t + extra;
 }

@@ -67,6 +67,26 @@ static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t
     return simulated_on(alg, p, commutative, bytes, m, m, NULL);
 }
 
+/* The same with segments of `seg` elements (simulated_on: SEG). */
+static double simulated_seg(const rabred_alg_t *alg, int p, int64_t count, int64_t seg,
+                            const rabred_model_t *m)
+{
+    rabred_sim_model_t sm;
+    rabred_sim_model_default(&sm);
+    sm.alpha = m->alpha;
+    sm.beta = m->beta;
+    sm.gamma = m->gamma;
+    sm.f_alpha = m->f_alpha;
+    sm.f_beta = m->f_beta;
+    sm.send_buffer = m->send_buffer;
+    rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, count, 1,
+                              0, seg, 1, NULL, NULL};
+    rabred_sim_result_t res;
+    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
+               ? rabred_model_metric(&res, alg->coll)
+               : -1.0;
+}
+
 static int near(double a, double b, double rel)
 {
     return fabs(a - b) <= rel * fabs(b) + 1e-12;
@@ -371,6 +391,114 @@ static void test_two_level_send_buffer_small(void)
     check_two_level_small(1024, 16, at1024, 6);
 }
 
+/* A closed form is written for one-byte elements; a call of c elements
+ * of 8 bytes has c's shape (Bruck and binary blocks change theirs below
+ * p elements: priced as 8 c one-byte elements, Bruck was 73-84% off and
+ * binary blocks up to 3.8x).  Priced through the book for c elements of
+ * 8 B, every closed form is as close to the simulator with 8-byte
+ * elements as it is for c one-byte elements (where its own
+ * approximations, such as empty blocks below p, show) plus 0.5%. */
+static void test_closed_forms_by_count(void)
+{
+    int ps[] = {16, 64, 100};
+    static rabred_pricebook_t book;
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        for (int k = 0; k < NMODELS; k++) {
+            for (size_t j = 0; j < sizeof(ps) / sizeof(ps[0]); j++) {
+                int p = ps[j];
+                CHECK(RABRED_OK == rabred_pricebook_fill(&book, coll, p, SEG, &models[k]),
+                      "fill p=%d", p);
+                rabred_model_t eight = models[k];
+                eight.beta *= 8;
+                eight.gamma *= 8;
+                for (int i = 0; i < rabred_table_size(coll); i++) {
+                    const rabred_alg_t *alg = rabred_table_at(coll, i);
+                    if (!book.price[coll][1][i].ok || NULL == book.price[coll][1][i].closed) {
+                        continue;
+                    }
+                    for (int64_t c = 1; c <= 4 * p; c *= 2) {
+                        rabred_call_t call = {p, c, 1, NULL};
+                        if (NULL != rabred_alg_violation(alg, &call)) {
+                            continue;
+                        }
+                        double one = simulated(alg, p, 1, c, &models[k]);
+                        double one_err = fabs(rabred_pricebook_price(&book, alg, 0, 1, c) - one);
+                        double want = simulated_seg(alg, p, c, SEG / 8, &eight);
+                        double got = rabred_pricebook_price_count(&book, alg, 0, 1, c, 8 * c);
+                        CHECK(fabs(got - want) <= one_err / one * want + 0.005 * want,
+                              "%s %s p=%d model %d, %lld elements of 8 B: price %g, simulated "
+                              "%g (one-byte elements: %.3g%% off)",
+                              rabred_coll_name(alg->coll), alg->name, p, k, (long long)c, got,
+                              want, 100 * one_err / one);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* A plan's shape follows its count: below p' elements binary blocks
+ * reduces whole vectors over its low dimensions (at p = 1024, 64
+ * elements move 10 n where p' elements move 2 n), and a line fitted at
+ * the reference sizes priced such calls at the large shape (15% low at
+ * p = 1024, 512 B).  At every count c = p' / 2^k, with elements large
+ * enough that bandwidth decides (64 KiB: the reference line's regime),
+ * a two-level book prices a call of c elements as the simulator times
+ * it, for every algorithm it prices, both collectives. */
+static double simulated_elements(const rabred_alg_t *alg, int p, int64_t count, double elem,
+                                 const rabred_model_t *m, const rabred_model_t *within,
+                                 const rabred_nodes_t *nodes)
+{
+    rabred_model_t scaled_m = *m, scaled_within = *within;
+    scaled_m.beta *= elem;
+    scaled_m.gamma *= elem;
+    scaled_within.beta *= elem;
+    return simulated_on(alg, p, 1, count, &scaled_m, &scaled_within, nodes);
+}
+
+static void check_shapes(int p, int ppn, rabred_coll_t coll)
+{
+    const double elem = 65536;
+    int32_t *block = malloc((size_t)p * sizeof(*block));
+    CHECK(NULL != block, "map");
+    for (int i = 0; NULL != block && i < p; i++) {
+        block[i] = i / ppn;
+    }
+    rabred_nodes_t nodes = {p / ppn, block, NULL};
+    rabred_pricebooks_t books = {0};
+    const rabred_pricebook_t *book = NULL;
+    CHECK(NULL != block && RABRED_OK == rabred_pricebooks_get_nodes(&books, coll, p, SEG, &models[0],
+                                                                    &models[1], &nodes, &book),
+          "two-level book");
+    int shapes = 0;
+    for (int i = 0; NULL != book && i < rabred_table_size(coll); i++) {
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        const rabred_price_t *price = &book->price[coll][1][i];
+        shapes += price->nshape;
+        for (int64_t c = rabred_pof2_floor(p) / 2; price->ok && c >= 1; c /= 2) {
+            rabred_call_t call = {p, c, 1, &nodes};
+            if (NULL != rabred_alg_violation(alg, &call)) {
+                break;
+            }
+            double want = simulated_elements(alg, p, c, elem, &models[0], &models[1], &nodes);
+            double got = rabred_pricebook_price_count(book, alg, 0, 1, c, (int64_t)(c * elem));
+            CHECK(want > 0 && fabs(got - want) <= 0.02 * want,
+                  "%s p=%d count=%lld of %g B: price %g, simulated %g", alg->name, p,
+                  (long long)c, elem, got, want);
+        }
+    }
+    CHECK(shapes > 0, "p=%d: some algorithm changes shape below p'", p);
+    rabred_pricebooks_free(&books);
+    free(block);
+}
+
+static void test_shapes_below_p(void)
+{
+    check_shapes(64, 16, RABRED_COLL_ALLREDUCE);
+    check_shapes(64, 16, RABRED_COLL_REDUCE);
+    check_shapes(1024, 16, RABRED_COLL_ALLREDUCE);
+}
+
 int main(void)
 {
     test_closed_forms();
@@ -380,5 +508,7 @@ int main(void)
     test_pricebooks();
     test_two_level_send_buffer();
     test_two_level_send_buffer_small();
+    test_shapes_below_p();
+    test_closed_forms_by_count();
     return rabred_test_summary("test_model");
 }

@@ -92,6 +92,9 @@ typedef struct {
     int commutative;
     int64_t bytes;     /* per rank */
     int64_t seg_bytes; /* segment size of the segmented algorithms; 0: none */
+    int64_t count;     /* elements (what a plan's shape follows); 0: `bytes`
+                        * one-byte elements.  Only a simulated book's price
+                        * reads it (rabred_pricebook_price_count) */
 } rabred_price_call_t;
 
 /* Seconds, or < 0 when the closed form does not cover this call. */

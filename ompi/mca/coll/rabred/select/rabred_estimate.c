@@ -302,7 +302,7 @@ static int simulate(const rabred_estimate_t *e, const rabred_call_t *call, size_
         last = e->acting[r] > e->acting[last] ? r : last;
     }
     rabred_price_call_t pc = {call->p, -1, call->commutative, call->count * (int64_t)type_size,
-                              seg_count * (int64_t)type_size};
+                              seg_count * (int64_t)type_size, call->count};
     double extra = 0;
     if (RABRED_OK != (rc = rabred_model_extras_of_rank(alg, &pc, &arrival, last, model, &extra))) {
         return rc;

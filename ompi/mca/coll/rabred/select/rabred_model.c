@@ -4,6 +4,7 @@
 #include "select/rabred_model.h"
 
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include "sim/rabred_sim.h"
@@ -150,8 +151,8 @@ static int simulate_times(const rabred_alg_t *alg, int p, int commutative, int64
     int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
     rabred_sim_call_t call = {alg->build, p, root, bytes, commutative, 0, seg_bytes, 1, NULL,
                               models[0].nodes};
-    rabred_sim_result_t res[2];
-    int rc = nmodels <= 2 ? rabred_simulate_models(&call, models, nmodels, res) : RABRED_ERR_ARG;
+    rabred_sim_result_t res[5];
+    int rc = nmodels <= 5 ? rabred_simulate_models(&call, models, nmodels, res) : RABRED_ERR_ARG;
     for (int k = 0; k < nmodels; k++) {
         t[k] = RABRED_OK == rc && res[k].ok ? rabred_model_metric_of(&res[k], alg->coll, completion)
                                             : -1.0;
@@ -249,6 +250,26 @@ static int64_t next_sample(int64_t n, int p, int64_t first, double last)
     return n < first ? first : 2 * n;
 }
 
+/* One saving sample at n bytes (simulated without and with buffers,
+ * `both`); 0 when there is no room or n cannot be simulated (the same on
+ * every rank: the samples so far stand), *rc the simulator's error. */
+static int add_saving(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
+                      const rabred_sim_model_t both[2], int64_t n, rabred_price_t *out, int *rc)
+{
+    double t[2];
+    if (out->nsaving == RABRED_SAVING_POINTS) {
+        return 0;
+    }
+    *rc = simulate_times(alg, book->p, commutative, n, book->seg_bytes, both, 2,
+                         book->model.reduce_completion, t);
+    if (RABRED_OK != *rc || t[0] < 0 || t[1] < 0) {
+        return 0;
+    }
+    out->saving_bytes[out->nsaving] = (double)n;
+    out->saving[out->nsaving++] = t[1] - t[0];
+    return 1;
+}
+
 /* MPI_Reduce with send buffers: the saving curve of rabred_price_t,
  * sampled where it bends.  A rank's saving is min(its buffer, what its
  * last message still had to move), which bends where that message (a
@@ -261,9 +282,13 @@ static int64_t next_sample(int64_t n, int p, int64_t first, double last)
  * simulations, without and with buffers, at the same size, so the fit's
  * own error (at small sizes) stays out of it and any size will do: the
  * samples need not be multiples of 2 p p' (at p = 1024 that is 2 MiB,
- * above the bend of TCP's 1.27 MB buffer).  At most log2(16 p) + 2
- * pairs of simulations (19 at p = 4096, within RABRED_SAVING_POINTS;
- * rabred_model.h gives the time they take). */
+ * above the bend of TCP's 1.27 MB buffer).  Below p, a sample at each
+ * count where the plan's shape changes (rabred_price_t.shape_count,
+ * simulated by fit_shapes with its line): a tree of whole vectors at
+ * 512 B saves what a tree of blocks at p bytes does not.  At most
+ * log2(16 p) + 2 pairs of simulations here (19 at p = 4096), and up to
+ * 12 shapes (within RABRED_SAVING_POINTS; rabred_model.h gives the time
+ * they take). */
 static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
                        rabred_price_t *out)
 {
@@ -277,16 +302,18 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     int64_t first = (int64_t)(most / 16) > 2 * (int64_t)p ? (int64_t)(most / 16) : 2 * (int64_t)p;
     int rc = RABRED_OK;
     out->nsaving = 0;
-    for (int64_t n = p; n > 0 && out->nsaving < RABRED_SAVING_POINTS && RABRED_OK == rc;
-         n = next_sample(n, p, first, (double)p * most)) {
-        double t[2];
-        rc = simulate_times(alg, p, commutative, n, book->seg_bytes, both, 2,
-                            book->model.reduce_completion, t);
-        if (t[0] < 0 || t[1] < 0) {
-            break; /* the same on every rank: the samples so far stand */
+    /* below p, the counts where the plan's shape changes (fit_shapes: the
+     * smallest first), whose savings the sample at p does not scale to */
+    for (int k = out->nshape - 1; k >= 0; k--) {
+        if (out->shape_count[k] < p) { /* simulated with its line (fit_shapes) */
+            out->saving_bytes[out->nsaving] = (double)out->shape_count[k];
+            out->saving[out->nsaving++] = out->shape_saving[k];
         }
-        out->saving_bytes[out->nsaving] = (double)n;
-        out->saving[out->nsaving++] = t[1] - t[0];
+    }
+    for (int64_t n = p; n > 0 && RABRED_OK == rc; n = next_sample(n, p, first, (double)p * most)) {
+        if (!add_saving(alg, book, commutative, both, n, out, &rc)) {
+            break;
+        }
     }
     return rc;
 }
@@ -312,6 +339,137 @@ static double saving_at(const rabred_price_t *price, int64_t bytes)
         }
     }
     return price->saving[price->nsaving - 1];
+}
+
+/* Are one rank's plans at counts a and b the same shape: the same
+ * rounds, peers, buffers and operations, every length in proportion
+ * (len_a * b == len_b * a)?  Then the time at b is the line at a's.
+ * *same 0 when either cannot be built.  RABRED_OK or RABRED_ERR_NOMEM. */
+static int rank_same_shape(const rabred_alg_t *alg, const rabred_pricebook_t *book, int rank,
+                           int commutative, int64_t a, int64_t b, int *same)
+{
+    rabred_plan_t pa, pb;
+    rabred_plan_init(&pa);
+    rabred_plan_init(&pb);
+    const rabred_nodes_t *nodes = NULL != book->node_of ? &book->nodes : NULL;
+    int root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
+    rabred_plan_args_t args_a = {book->p, rank, root, a, commutative, book->seg_bytes,
+                                 NULL, 0, nodes};
+    rabred_plan_args_t args_b = args_a;
+    args_b.count = b;
+    int rc = rabred_plan_build(alg->build, &args_a, &pa);
+    if (RABRED_OK == rc) {
+        rc = rabred_plan_build(alg->build, &args_b, &pb);
+    }
+    *same = RABRED_OK == rc && pa.nrounds == pb.nrounds && pa.nxfers == pb.nxfers &&
+            pa.nlocals == pb.nlocals;
+    for (int i = 0; *same && i < pa.nrounds; i++) {
+        *same = pa.rounds[i].nxfer == pb.rounds[i].nxfer &&
+                pa.rounds[i].nlocal == pb.rounds[i].nlocal;
+    }
+    for (int i = 0; *same && i < pa.nxfers; i++) {
+        const rabred_xfer_t *x = &pa.xfers[i], *y = &pb.xfers[i];
+        *same = x->peer == y->peer && x->dir == y->dir && x->buf == y->buf &&
+                x->len * b == y->len * a;
+    }
+    for (int i = 0; *same && i < pa.nlocals; i++) {
+        const rabred_local_t *x = &pa.locals[i], *y = &pb.locals[i];
+        *same = x->kind == y->kind && x->src == y->src && x->dst == y->dst &&
+                x->len * b == y->len * a;
+    }
+    rabred_plan_free(&pa);
+    rabred_plan_free(&pb);
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
+}
+
+/* The same for ranks 0, 1, p / 2 and p - 1: the ranks where trees,
+ * folds and blocks begin and end (a shape change elsewhere alone is
+ * priced with the line above). */
+static int same_shape(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
+                      int64_t a, int64_t b, int *same)
+{
+    int ranks[4] = {0, 1, book->p / 2, book->p - 1}, rc = RABRED_OK;
+    *same = 1;
+    for (int i = 0; i < 4 && *same && RABRED_OK == rc; i++) {
+        rc = rank_same_shape(alg, book, ranks[i] < book->p ? ranks[i] : 0, commutative, a, b,
+                             same);
+    }
+    return rc;
+}
+
+/* One shape's simulations at c elements, one plan build for all
+ * (rabred_simulate_models): t[0] alpha alone, t[1] and t[2] elements of
+ * n1 / c and n2 / c bytes (the simulator's beta scaled to the element:
+ * the plan's shape is c's, its bytes the reference sizes', where the
+ * ports' queues are what they are at large sizes), and with `savings`
+ * the pair fit_buffers samples, one-byte elements with (t[3]) and
+ * without (t[4]) send buffers.  Any t[k] < 0: c cannot be simulated. */
+static int simulate_shape(const rabred_alg_t *alg, const rabred_pricebook_t *book,
+                          int commutative, int completion, int savings, int64_t c, int64_t n1,
+                          int64_t n2, double t[5])
+{
+    rabred_sim_model_t models[5];
+    sim_model(book, 1.0, 0.0, &models[0]);
+    sim_model(book, 1.0, (double)n1 / (double)c, &models[1]);
+    sim_model(book, 1.0, (double)n2 / (double)c, &models[2]);
+    sim_model(book, 1.0, 1.0, &models[3]);
+    models[4] = models[3];
+    const int unbuffered[3] = {1, 2, 4}; /* the lines as the reference; the pair's other */
+    for (int k = 0; k < 3; k++) {
+        models[unbuffered[k]].send_buffer = models[unbuffered[k]].inter_send_buffer = 0.0;
+    }
+    t[3] = t[4] = 0.0;
+    return simulate_times(alg, book->p, commutative, c, book->seg_bytes, models, savings ? 5 : 3,
+                          completion, t);
+}
+
+/* The lines of the shapes below p' elements (rabred_price_t.shape_count),
+ * made as the reference line is: at each count c = p' / 2^k, the alpha
+ * part with no bytes and the slope at large elements (simulate_shape).
+ * A count whose plans are those of the count above in proportion
+ * (same_shape) is not simulated, and one whose line is the one above
+ * (within 0.1% at c elements of n1 / c bytes) not kept: its shape did not
+ * change.  With `savings`, each kept shape also keeps the send buffers'
+ * saving at c bytes.  Stops at the first count the algorithm does not
+ * serve or that cannot be simulated (the same on every rank). */
+static int fit_shapes(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
+                      int completion, int savings, int64_t n1, int64_t n2, rabred_price_t *out)
+{
+    double above_fixed = out->fixed, above_slope = out->per_byte;
+    int64_t above = n2;
+    out->nshape = 0;
+    for (int64_t c = rabred_pof2_floor(book->p); c >= 1 && out->nshape < RABRED_SHAPE_POINTS;
+         above = c, c /= 2) {
+        rabred_call_t call = {book->p, c, commutative,
+                              NULL != book->node_of ? &book->nodes : NULL};
+        if (NULL != rabred_alg_violation(alg, &call)) {
+            break; /* it never serves this count (rabenseifner below p'), nor smaller */
+        }
+        int same = 0;
+        int rc = same_shape(alg, book, commutative, above, c, &same);
+        if (RABRED_OK != rc) {
+            return rc;
+        }
+        if (same) {
+            continue; /* its line is the one above: nothing to simulate */
+        }
+        double t[5];
+        rc = simulate_shape(alg, book, commutative, completion, savings, c, n1, n2, t);
+        if (RABRED_OK != rc || t[0] < 0 || t[1] < 0 || t[2] < 0 || t[3] < 0 || t[4] < 0) {
+            return rc;
+        }
+        double fixed = t[0], slope = (t[2] - t[1]) / (double)(n2 - n1);
+        double at_n1 = fixed + slope * (double)n1;
+        if (fabs(at_n1 - (above_fixed + above_slope * (double)n1)) > 1e-3 * at_n1) {
+            out->shape_count[out->nshape] = c;
+            out->shape_fixed[out->nshape] = fixed;
+            out->shape_per_byte[out->nshape] = slope;
+            out->shape_saving[out->nshape++] = savings ? t[4] - t[3] : 0.0;
+            above_fixed = fixed;
+            above_slope = slope;
+        }
+    }
+    return RABRED_OK;
 }
 
 /* RABRED_OK (priced, or left unpriced alike on every rank) or
@@ -353,8 +511,11 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     fit(out, t0, t1, t2, n1, n2);
     /* a send buffer frees senders early, never the root: no saving by
      * completion */
-    if (RABRED_OK == rc && out->ok && RABRED_COLL_REDUCE == alg->coll && !completion &&
-        buffers_matter(book)) {
+    int savings = RABRED_COLL_REDUCE == alg->coll && !completion && buffers_matter(book);
+    if (RABRED_OK == rc && out->ok) {
+        rc = fit_shapes(alg, book, commutative, completion, savings, n1, n2, out);
+    }
+    if (RABRED_OK == rc && out->ok && savings) {
         rc = fit_buffers(alg, book, commutative, out);
     }
     return rc;
@@ -421,8 +582,51 @@ int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
     return rc;
 }
 
+/* The line for a call of `count` elements: the shape sampled at the
+ * largest p' / 2^k <= count, which is the kept shape with the smallest
+ * count above count / 2 (counts not kept share the line above them);
+ * the reference line when no kept shape is that close. */
+static double line_at(const rabred_price_t *price, int64_t count, int64_t bytes)
+{
+    double fixed = price->fixed, per_byte = price->per_byte;
+    for (int k = 0; k < price->nshape && 2 * price->shape_count[k] > count; k++) {
+        fixed = price->shape_fixed[k];
+        per_byte = price->shape_per_byte[k];
+    }
+    return fixed + per_byte * (double)bytes;
+}
+
+/* A closed form, written for one-byte elements, priced for `count`
+ * elements of bytes / count bytes each: its plans' shape is count's,
+ * and each element moves and reduces at e times a byte's time (beta,
+ * gamma x e; the send buffer and the segment in elements).  The model
+ * is linear in those terms, so this is the closed form of e-byte
+ * elements exactly. */
+static double closed_price(const rabred_alg_t *alg, const rabred_pricebook_t *book, int root,
+                           int commutative, int64_t count, int64_t bytes)
+{
+    rabred_model_t at = rabred_model_for_bytes(&book->model, bytes);
+    rabred_price_call_t call = {book->p, root, commutative ? 1 : 0, bytes, book->seg_bytes, 0};
+    if (count > 0 && count < bytes) {
+        double e = (double)bytes / (double)count;
+        at.beta *= e;
+        at.gamma *= e;
+        at.send_buffer /= e;
+        call.bytes = count;
+        call.seg_bytes = book->seg_bytes > 0 ? (int64_t)((double)book->seg_bytes / e) : 0;
+        call.seg_bytes = book->seg_bytes > 0 && call.seg_bytes < 1 ? 1 : call.seg_bytes;
+    }
+    return alg->price(&call, &at);
+}
+
 double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t *alg, int root,
                               int commutative, int64_t bytes)
+{
+    return rabred_pricebook_price_count(book, alg, root, commutative, bytes, bytes);
+}
+
+double rabred_pricebook_price_count(const rabred_pricebook_t *book, const rabred_alg_t *alg,
+                                    int root, int commutative, int64_t count, int64_t bytes)
 {
     int index = alg->id - 1; /* the table is in id order */
     if (index < 0 || index >= RABRED_TABLE_MAX) {
@@ -433,11 +637,9 @@ double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t
         return -1.0;
     }
     if (NULL != price->closed) {
-        rabred_price_call_t call = {book->p, root, commutative ? 1 : 0, bytes, book->seg_bytes};
-        rabred_model_t at = rabred_model_for_bytes(&book->model, bytes);
-        return price->closed->price(&call, &at);
+        return closed_price(price->closed, book, root, commutative, count, bytes);
     }
-    return price->fixed + price->per_byte * (double)bytes - saving_at(price, bytes);
+    return line_at(price, count, bytes) - saving_at(price, bytes);
 }
 
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
@@ -556,7 +758,8 @@ int rabred_model_price(const rabred_pricebook_t *book, const rabred_alg_t *alg,
                        const rabred_price_call_t *call, double *t)
 {
     double extra = 0;
-    *t = rabred_pricebook_price(book, alg, call->root, call->commutative, call->bytes);
+    *t = rabred_pricebook_price_count(book, alg, call->root, call->commutative,
+                                      call->count > 0 ? call->count : call->bytes, call->bytes);
     if (*t < 0) {
         return RABRED_OK;
     }
@@ -578,6 +781,7 @@ int rabred_model_book_extras(const rabred_pricebook_t *book, const rabred_alg_t 
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
                                 const rabred_model_t *model)
 {
-    rabred_price_call_t call = {p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 1, bytes, seg_bytes};
+    rabred_price_call_t call = {p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, 1, bytes, seg_bytes,
+                                0};
     return p >= 2 && NULL != alg->price ? alg->price(&call, model) : -1.0;
 }

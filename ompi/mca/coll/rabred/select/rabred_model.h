@@ -19,10 +19,12 @@
  * that would cost more than SIM_BUDGET.  MPI_Reduce where a send buffer
  * holds more than a latency's worth of bytes (a TCP network) also samples
  * the saving it brings, up to RABRED_SAVING_POINTS more pairs of
- * simulations per algorithm: a two-level MPI_Reduce book over the
- * emulated cluster's TCP link (16 ranks per node) takes 0.11 s at
- * p = 128 and 1.09 s at p = 1024 instead of 0.013 and 0.13 s
- * (bench/rabred_first_call, bench/results/first-call-20261127b).
+ * simulations per algorithm.  Simulated prices also keep a line per
+ * count below p' where the plans change shape (rabred_price_t.shape_count),
+ * one more simulation each: a two-level MPI_Reduce book over the
+ * emulated cluster's TCP link (16 ranks per node) takes 0.14 s at
+ * p = 128 and 1.8 s at p = 1024, 0.03 and 0.47 s without the send
+ * buffer (bench/rabred_first_call, bench/results/first-call-20261128).
  *
  * A price book holds, per collective and commutativity, each algorithm's
  * price for one communicator size, segment size and model.  Books are
@@ -144,7 +146,10 @@ rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double re
 
 
 
-#define RABRED_SAVING_POINTS 24
+#define RABRED_SAVING_POINTS 40
+/* Counts below p' (the largest power of two <= p) where a simulated price
+ * keeps its own line: p', p'/2, ..., 1 (13 at p = 4096). */
+#define RABRED_SHAPE_POINTS 13
 
 typedef struct {
     int ok; /* 0: not priced (the decision skips it) */
@@ -158,6 +163,20 @@ typedef struct {
     int nsaving;
     double saving_bytes[RABRED_SAVING_POINTS];
     double saving[RABRED_SAVING_POINTS];
+    /* A plan's shape can change with the count: below p' elements some
+     * algorithms give up blocks for whole vectors (binary blocks at
+     * p = 1024 moves 2 n beta at 1024 elements, 10 n at 64), and a line
+     * fitted at the reference sizes prices them at the large shape.  So
+     * a simulated price also keeps, for counts shape_count[k] = p' / 2^k,
+     * the line of that shape (alpha part, seconds per byte); a call of
+     * count elements takes the line of the largest shape_count <= count
+     * (rabred_pricebook_price_count), the reference line from p' up. */
+    int nshape;
+    int64_t shape_count[RABRED_SHAPE_POINTS];
+    double shape_fixed[RABRED_SHAPE_POINTS];
+    double shape_per_byte[RABRED_SHAPE_POINTS];
+    double shape_saving[RABRED_SHAPE_POINTS]; /* the send buffers' saving at
+                                               * shape_count bytes (below) */
     const rabred_alg_t *closed; /* priced by its closed form instead */
 } rabred_price_t;
 
@@ -195,6 +214,13 @@ int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
 double rabred_pricebook_price(const rabred_pricebook_t *book, const rabred_alg_t *alg, int root,
                               int commutative, int64_t bytes);
 
+/* The same for a call of `count` elements (the plan's shape) of
+ * `bytes` in all: a simulated price below p' elements takes that
+ * shape's line (rabred_price_t.shape_count); closed forms take the
+ * shape of one-byte elements, as rabred_pricebook_price. */
+double rabred_pricebook_price_count(const rabred_pricebook_t *book, const rabred_alg_t *alg,
+                                    int root, int commutative, int64_t count, int64_t bytes);
+
 /* The same for table entry `index`, reduce to root 0. */
 double rabred_pricebook_time(const rabred_pricebook_t *book, rabred_coll_t coll, int commutative,
                              int index, int64_t bytes);
@@ -216,8 +242,9 @@ void rabred_pricebooks_free(rabred_pricebooks_t *books);
 /* The same for a communicator whose ranks share nodes (a map where
  * rabred_nodes_matter): its own book per (p, map, both links), priced by
  * the two-level simulator, once per map, at the first call: measured on
- * this project's machine 0.06 s at p = 128, 0.1-0.2 s at p = 1024 (block
- * or round-robin maps), 1.4 s at p = 4096.  Up to RABRED_TWO_LEVEL_MAX_P
+ * this project's machine (MPI_Allreduce, 16 ranks per node) 0.09-0.13 s
+ * at p = 128, 0.17 s at p = 1024 (bench/results/first-call-20261128),
+ * and seconds at p = 4096.  Up to RABRED_TWO_LEVEL_MAX_P
  * ranks; above, the caller uses the one-link book (rabred_pricebooks_get)
  * rather than spend seconds in a first call. */
 #define RABRED_TWO_LEVEL_MAX_P 1024

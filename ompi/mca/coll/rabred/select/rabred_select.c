@@ -62,8 +62,9 @@ static void fill_prices(const rabred_select_in_t *in, prices_t *pr)
 {
     pr->filled = 1;
     for (int i = 0; i < rabred_table_size(in->coll) && i < RABRED_TABLE_MAX; i++) {
-        pr->base[i] = rabred_pricebook_price(in->book, rabred_table_at(in->coll, i), in->root,
-                                             in->call.commutative, in->bytes);
+        pr->base[i] = rabred_pricebook_price_count(in->book, rabred_table_at(in->coll, i),
+                                                   in->root, in->call.commutative,
+                                                   in->call.count, in->bytes);
         pr->extra[i] = -1.0;
     }
 }
@@ -79,7 +80,7 @@ static int price_of(const rabred_select_in_t *in, prices_t *pr, const rabred_alg
     }
     if (pr->extra[i] < 0) {
         rabred_price_call_t call = {in->call.p, in->root, in->call.commutative, in->bytes,
-                                    in->book->seg_bytes};
+                                    in->book->seg_bytes, in->call.count};
         if (RABRED_OK != rabred_model_book_extras(in->book, alg, &call, &pr->extra[i])) {
             return RABRED_ERR_NOMEM;
         }
