@@ -214,10 +214,13 @@ double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, do
 }
 
 int rabred_cal_distance_mbs(double mbs, const double *pairs_s, int n, double sync_s,
-                            double *out)
+                            double spread, double *out)
 {
     int slower = 0;
     double near = n > 0 ? pairs_s[0] - sync_s : 0;
+    /* beyond what the rounds' own spread gives two medians (a loaded
+     * machine: 22% on the emulated cluster), and 10% at least */
+    double beyond = 1 + fmax(0.1, 2 * (spread > 0 ? spread : 0));
     if (!(mbs > 0) || !(near > 0) || n > RABRED_DISTANCE_CLASSES) {
         return 0;
     }
@@ -226,8 +229,8 @@ int rabred_cal_distance_mbs(double mbs, const double *pairs_s, int n, double syn
         if (!(far > 0)) {
             return 0;
         }
-        out[k] = far > 1.1 * near ? mbs * near / far : mbs; /* within the spread: none */
-        slower |= far > 1.1 * near;
+        out[k] = far > beyond * near ? mbs * near / far : mbs; /* within the spread: none */
+        slower |= far > beyond * near;
     }
     return slower ? n : 0;
 }

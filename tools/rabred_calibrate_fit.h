@@ -109,12 +109,13 @@ double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, do
  * each for k = 0 .. n-1 (`sync_s` of each the rounds' synchronisation):
  * entry k is `mbs` times how much faster distance 1 ran than distance
  * 2^k (the load of every rank being busy, the same at every distance, is
- * the aggregate limit's), `mbs` itself where that is within 1.1x.  The
- * number of entries written to out (n), or 0 when no distance is more
- * than 1.1x slower than distance 1 or a time is missing: nothing to
- * write. */
+ * the aggregate limit's), `mbs` itself where that is within the
+ * measurements' noise: 1.1x, or 1 + twice `spread` (the worst (max -
+ * min) / median of the rounds' samples) where that is more.  The number
+ * of entries written to out (n), or 0 when no distance is slower than
+ * that or a time is missing: nothing to write. */
 int rabred_cal_distance_mbs(double mbs, const double *pairs_s, int n, double sync_s,
-                            double *out);
+                            double spread, double *out);
 
 /* The speed (MB/s) of writing memory a peer has just read: `bytes` written
  * in `after_read_s` right after a peer read them (a message above the

@@ -618,7 +618,7 @@ static void measure_pattern(const bench_t *bn, int shift, double link_mbs, doubl
     free(buf);
     /* the list as measured, also when no distance is slower: shifts at
      * full speed must not fall back to the XOR pairs' list */
-    (void)rabred_cal_distance_mbs(link_mbs, t, n, 0, mbs);
+    (void)rabred_cal_distance_mbs(link_mbs, t, n, 0, 0, mbs); /* simulated: no spread */
     memcpy(out, mbs, (size_t)n * sizeof(double));
     if (0 == bn->rank) {
         printf("%s mbs=", shift ? "SHIFT" : "DISTANCE");

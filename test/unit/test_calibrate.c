@@ -178,13 +178,24 @@ static void test_round_terms(void)
      * spread: the link's own */
     double d[RABRED_DISTANCE_CLASSES];
     const double far[4] = {1e-3 + 1e-4, 1.05e-3 + 1e-4, 2e-3 + 1e-4, 4e-3 + 1e-4};
-    CHECK(4 == rabred_cal_distance_mbs(1000, far, 4, 1e-4, d) && close_to(d[0], 1000, 1e-9) &&
+    CHECK(4 == rabred_cal_distance_mbs(1000, far, 4, 1e-4, 0, d) && close_to(d[0], 1000, 1e-9) &&
               close_to(d[1], 1000, 1e-9) && close_to(d[2], 500, 1e-9) && close_to(d[3], 250, 1e-9),
           "distances: %g %g %g %g MB/s", d[0], d[1], d[2], d[3]);
     const double even[3] = {1e-3, 1.08e-3, 1.02e-3};
-    CHECK(0 == rabred_cal_distance_mbs(1000, even, 3, 0, d), "no distance slower: nothing");
+    CHECK(0 == rabred_cal_distance_mbs(1000, even, 3, 0, 0, d), "no distance slower: nothing");
+    /* the emulated cluster under load: rounds with a 22% spread, and
+     * distance 8 1.17x slower than distance 1 in their medians (noise:
+     * one switch, the same route at every distance) */
+    const double loaded[4] = {1.3e-1, 1.31e-1, 1.39e-1, 1.3e-1 * 1.17};
+    CHECK(0 == rabred_cal_distance_mbs(1000, loaded, 4, 0, 0.22, d),
+          "1.17x within a 22%% spread: nothing");
+    CHECK(4 == rabred_cal_distance_mbs(1000, loaded, 4, 0, 0.05, d) &&
+              close_to(d[3], 1000 / 1.17, 1e-9),
+          "1.17x beyond a 5%% spread: %g MB/s at distance 8", d[3]);
+    CHECK(4 == rabred_cal_distance_mbs(1000, far, 4, 1e-4, 0.22, d) && close_to(d[2], 500, 1e-9),
+          "2x beyond a 22%% spread: %g MB/s at distance 4", d[2]);
     const double missing[3] = {1e-3, 0, 4e-3};
-    CHECK(0 == rabred_cal_distance_mbs(1000, missing, 3, 0, d), "a missing time: nothing");
+    CHECK(0 == rabred_cal_distance_mbs(1000, missing, 3, 0, 0, d), "a missing time: nothing");
 }
 
 /* A send buffer seen as the time a send's last bytes take after it
