@@ -31,9 +31,11 @@ static int close_to(double got, double want, double rel)
     return fabs(got - want) <= rel * fabs(want);
 }
 
-/* The times a link with terms u shows at 8 B .. 4 MiB. */
+/* The times a link with terms u shows at 8 B .. 4 MiB (exchanges posted
+ * send-first not measured: 0). */
 static void synthesize(const rabred_link_units_t *u, rabred_cal_link_t *m)
 {
+    memset(m, 0, sizeof(*m));
     double alpha = 1e-6 * u->alpha_us, beta = 1e-6 / u->mbs, rndv = 1e-6 * u->rndv_us;
     double rndv1 = 1e-6 * u->rndv_oneway_us;
     m->n = 0;
