@@ -34,10 +34,11 @@ static const rabred_model_t models[] = {
 
 /* The simulator's time (rabred_model_metric) under one link `m`, or, with
  * a node map, `within` inside nodes and `m` between them, as
- * rabred_model.c sets up a two-level book; -1 when it cannot run. */
-static double simulated_on(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
-                           const rabred_model_t *m, const rabred_model_t *within,
-                           const rabred_nodes_t *nodes)
+ * rabred_model.c sets up a two-level book, segments of `seg` elements; -1
+ * when it cannot run. */
+static double simulated_segs(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                             int64_t seg, const rabred_model_t *m, const rabred_model_t *within,
+                             const rabred_nodes_t *nodes)
 {
     rabred_sim_model_t sm;
     rabred_sim_model_default(&sm);
@@ -54,11 +55,18 @@ static double simulated_on(const rabred_alg_t *alg, int p, int commutative, int6
         sm.inter_send_buffer = m->send_buffer;
     }
     rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, bytes,
-                              commutative, 0, SEG, 1, NULL, nodes};
+                              commutative, 0, seg, 1, NULL, nodes};
     rabred_sim_result_t res;
     return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
                ? rabred_model_metric(&res, alg->coll)
                : -1.0;
+}
+
+static double simulated_on(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
+                           const rabred_model_t *m, const rabred_model_t *within,
+                           const rabred_nodes_t *nodes)
+{
+    return simulated_segs(alg, p, commutative, bytes, SEG, m, within, nodes);
 }
 
 static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
@@ -71,20 +79,7 @@ static double simulated(const rabred_alg_t *alg, int p, int commutative, int64_t
 static double simulated_seg(const rabred_alg_t *alg, int p, int64_t count, int64_t seg,
                             const rabred_model_t *m)
 {
-    rabred_sim_model_t sm;
-    rabred_sim_model_default(&sm);
-    sm.alpha = m->alpha;
-    sm.beta = m->beta;
-    sm.gamma = m->gamma;
-    sm.f_alpha = m->f_alpha;
-    sm.f_beta = m->f_beta;
-    sm.send_buffer = m->send_buffer;
-    rabred_sim_call_t call = {alg->build, p, RABRED_COLL_REDUCE == alg->coll ? 0 : -1, count, 1,
-                              0, seg, 1, NULL, NULL};
-    rabred_sim_result_t res;
-    return RABRED_OK == rabred_simulate(&call, &sm, &res) && res.ok
-               ? rabred_model_metric(&res, alg->coll)
-               : -1.0;
+    return simulated_segs(alg, p, 1, count, seg, m, m, NULL);
 }
 
 static int near(double a, double b, double rel)
