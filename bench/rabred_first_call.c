@@ -99,7 +99,7 @@ static double two_level_book(rabred_coll_t coll, int p, double send_buffer_bytes
     for (int i = 0; i < p; i++) {
         node_of[i] = i / 16;
     }
-    rabred_nodes_t nodes = {p / 16, node_of, NULL};
+    rabred_nodes_t nodes = {p / 16, node_of, NULL, NULL};
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book = NULL;
     double t0 = now();

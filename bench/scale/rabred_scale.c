@@ -696,7 +696,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     options_t o;
     double margin = 1e-3;
-    bench_t bn = {&o, 0, 0, {0, NULL, NULL}, NULL, &margin};
+    bench_t bn = {&o, 0, 0, {0, NULL, NULL, NULL}, NULL, &margin};
     MPI_Comm_size(MPI_COMM_WORLD, &bn.p);
     MPI_Comm_rank(MPI_COMM_WORLD, &bn.rank);
     if (0 != parse_options(argc, argv, &o) || 0 != make_nodes(&bn)) {

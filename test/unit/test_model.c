@@ -301,7 +301,7 @@ static void test_two_level_send_buffer(void)
     int64_t sizes[] = {8192, 65536, 1 << 20, 4 << 20, 16 << 20, (int64_t)1 << 30};
     double worst = 0;
     for (int m = 0; m < 2; m++) {
-        rabred_nodes_t nodes = {4, maps[m], NULL};
+        rabred_nodes_t nodes = {4, maps[m], NULL, NULL};
         rabred_pricebooks_t books = {0};
         const rabred_pricebook_t *book[2] = {NULL, NULL};
         for (int b = 0; b < 2; b++) {
@@ -349,7 +349,7 @@ static void check_two_level_small(int p, int ppn, const int64_t *sizes, int nsiz
     for (int i = 0; NULL != block && i < p; i++) {
         block[i] = i / ppn;
     }
-    rabred_nodes_t nodes = {p / ppn, block, NULL};
+    rabred_nodes_t nodes = {p / ppn, block, NULL, NULL};
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book[2] = {NULL, NULL};
     for (int b = 0; NULL != block && b < 2; b++) {
@@ -459,7 +459,7 @@ static void check_shapes(int p, int ppn, rabred_coll_t coll)
     for (int i = 0; NULL != block && i < p; i++) {
         block[i] = i / ppn;
     }
-    rabred_nodes_t nodes = {p / ppn, block, NULL};
+    rabred_nodes_t nodes = {p / ppn, block, NULL, NULL};
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book = NULL;
     CHECK(NULL != block && RABRED_OK == rabred_pricebooks_get_nodes(&books, coll, p, SEG, &models[0],

@@ -143,8 +143,8 @@ static int roots_of(const rabred_alg_t *alg, int p, const int32_t *node_of, int 
 static void sweep_p(int p, int32_t *node_of, const int64_t *places, int full)
 {
     for (int k = 0; k < NMAPS; k++) {
-        rabred_nodes_t nodes = {make_map(k, p, node_of), node_of, NULL};
-        rabred_nodes_t placed = {nodes.nnodes, node_of, places};
+        rabred_nodes_t nodes = {make_map(k, p, node_of), node_of, NULL, NULL};
+        rabred_nodes_t placed = {nodes.nnodes, node_of, places, NULL};
         int ordered = rabred_nodes_ordered(&nodes, p);
         int64_t counts[] = {2 * (int64_t)p + 1, 0, 1, 3};
         for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
@@ -226,7 +226,7 @@ static void test_places(void)
         int64_t label = r % 4;
         places[r] = label << 32 | label;
     }
-    rabred_nodes_t nodes = {2, node_of, places};
+    rabred_nodes_t nodes = {2, node_of, places, NULL};
     rabred_plan_args_t a = {8, 2, -1, 10, 1, 0, NULL, 0, &nodes};
     rabred_node_layout_t l;
     CHECK(RABRED_OK == rabred_node_layout(&l, &a) && 4 == l.nlocal && 0 == l.members[0] &&
@@ -245,7 +245,7 @@ static void test_places(void)
 static void test_order_restriction_is_real(void)
 {
     int32_t node_of[6] = {0, 1, 0, 1, 0, 1};
-    rabred_nodes_t nodes = {2, node_of, NULL};
+    rabred_nodes_t nodes = {2, node_of, NULL, NULL};
     rabred_sim_model_t model;
     rabred_sim_model_default(&model);
     for (int i = 0; i < RABRED_NCOLLS * RABRED_TABLE_MAX; i++) {
@@ -287,7 +287,7 @@ static void test_parse(void)
 static void test_layout(void)
 {
     int32_t node_of[7] = {4, 1, 4, 1, 4, 9, 1}; /* nodes {0,2,4} {1,3,6} {5} */
-    rabred_nodes_t nodes = {10, node_of, NULL};
+    rabred_nodes_t nodes = {10, node_of, NULL, NULL};
     rabred_plan_args_t a = {7, 3, -1, 10, 1, 0, NULL, 0, &nodes};
     rabred_node_layout_t l;
     CHECK(RABRED_OK == rabred_node_layout(&l, &a), "layout");
@@ -300,6 +300,97 @@ static void test_layout(void)
     node_of[0] = 12;
     CHECK(RABRED_ERR_ARG == rabred_node_layout(&l, &a), "a node outside 0..nnodes-1 is refused");
     CHECK(!rabred_nodes_matter(NULL, 7), "no map: flat");
+}
+
+/* Rank r's local index under a direct count: the members of its node
+ * before it in the order (ascending, or by (place, rank) when `placed`). */
+static int reference_local(const int32_t *node_of, const int64_t *places, int placed, int p,
+                           int r)
+{
+    int before = 0;
+    for (int q = 0; q < p; q++) {
+        int earlier = placed && places[q] != places[r] ? places[q] < places[r] : q < r;
+        before += node_of[q] == node_of[r] && earlier;
+    }
+    return before;
+}
+
+/* One rank's layout against the definitions, counted directly (O(p^2)). */
+static void check_layout_reference(const rabred_node_layout_t *l, const int32_t *node_of,
+                                   const int64_t *places, const rabred_plan_args_t *a, int nnodes)
+{
+    int p = a->p, placed = a->commutative && NULL != places, lanes = p, bad = 0;
+    for (int n = 0; n < nnodes; n++) {
+        int size = 0;
+        for (int q = 0; q < p; q++) {
+            size += node_of[q] == n;
+        }
+        lanes = size < lanes ? size : lanes;
+    }
+    int local = reference_local(node_of, places, placed, p, a->rank);
+    bad |= l->nnodes != nnodes || l->lanes != lanes || l->node != node_of[a->rank] ||
+           l->local != local || l->ordered != rabred_nodes_ordered(a->nodes, p);
+    for (int q = 0; q < p && !bad; q++) {
+        int lq = reference_local(node_of, places, placed, p, q);
+        if (node_of[q] == l->node) {
+            bad |= l->members[lq] != q;
+        }
+        if (0 == lq) {
+            bad |= l->leaders[node_of[q]] != q;
+        }
+        if (lq == local) {
+            bad |= l->lane[node_of[q]] != (local < lanes ? q : -1);
+        }
+    }
+    if (a->root >= 0) {
+        bad |= l->root_node != node_of[a->root] ||
+               l->root_local != reference_local(node_of, places, placed, p, a->root);
+    }
+    CHECK(!bad, "layout of rank %d (p=%d, root %d, commutative %d, places %s) differs from "
+                "its definition",
+          a->rank, p, a->root, a->commutative, places ? "given" : "unknown");
+}
+
+/* Layouts read from a map grouped once (the simulator's and the module's
+ * way) and made on their own (a map without groups) both match the
+ * definitions: every rank, both orders, roots anywhere, irregular maps. */
+static void test_layout_reference(void)
+{
+    static const int ps[] = {1, 2, 3, 7, 16, 33, 64};
+    int32_t node_of[64];
+    int64_t places[64];
+    for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
+        int p = ps[i];
+        for (int k = 0; k < NMAPS; k++) {
+            int nnodes = make_map(k, p, node_of);
+            for (int r = 0; r < p; r++) { /* a socket of the node: ranks interleaved */
+                places[r] = random_below(3);
+            }
+            for (int with_places = 0; with_places < 2; with_places++) {
+                const int64_t *pl = with_places ? places : NULL;
+                rabred_nodes_t nodes = {nnodes, node_of, pl, NULL};
+                rabred_node_groups_t g;
+                CHECK(RABRED_OK == rabred_node_groups_make(&g, &nodes, p), "groups at p=%d", p);
+                rabred_nodes_t grouped = {nnodes, node_of, pl, &g};
+                int roots[3] = {-1, p - 1, random_below(p)};
+                for (int rank = 0; rank < p; rank++) {
+                    for (int c = 0; c < 6; c++) {
+                        rabred_plan_args_t a = {p, rank, roots[c / 2], 10, c % 2, 0, NULL, 0,
+                                                c % 3 ? &grouped : &nodes};
+                        rabred_node_layout_t l;
+                        CHECK(RABRED_OK == rabred_node_layout(&l, &a), "layout at p=%d", p);
+                        check_layout_reference(&l, node_of, pl, &a, nnodes);
+                        rabred_node_layout_free(&l);
+                    }
+                }
+                rabred_node_groups_free(&g);
+            }
+        }
+    }
+    rabred_nodes_t none = {0, NULL, NULL, NULL};
+    rabred_node_groups_t g;
+    CHECK(RABRED_ERR_ARG == rabred_node_groups_make(&g, &none, 4), "an empty map is refused");
+    rabred_node_groups_free(&g);
 }
 
 /* A view maps members to ranks and ranges to a sub-range; a copy of a
@@ -357,7 +448,8 @@ static void test_node_ports(void)
         cyclic[r] = r % 4;
         single[r] = r;
     }
-    rabred_nodes_t by_block = {4, block, NULL}, by_cyclic = {4, cyclic, NULL}, one_each = {8, single, NULL};
+    rabred_nodes_t by_block = {4, block, NULL, NULL}, by_cyclic = {4, cyclic, NULL, NULL};
+    rabred_nodes_t one_each = {8, single, NULL, NULL};
     rabred_sim_model_t inter_bytes = {0, 0, 0, 1, 1, NULL, NULL, 0, 1};
     inter_bytes.nodes = &by_block;
     double lanes = sim_time("node_lanes", 8, &by_block, n, &inter_bytes);
@@ -369,7 +461,7 @@ static void test_node_ports(void)
     /* a node link four times a rank's (a leaf switch's uplinks): a message
      * alone still takes its rank's time, four at once share the link */
     int32_t pair[2] = {0, 1};
-    rabred_nodes_t two_nodes = {2, pair, NULL};
+    rabred_nodes_t two_nodes = {2, pair, NULL, NULL};
     rabred_sim_model_t wide = {0, 0, 0, 1, 1, NULL, &two_nodes, 0, 0.25, 1};
     double alone = sim_time("recursive_doubling", 2, &two_nodes, n, &wide);
     CHECK(fabs(alone - n) <= 1e-9 * n, "one message over a wide node link: %g, want n = %g",
@@ -413,6 +505,7 @@ int main(void)
     test_latency_overlaps();
     test_parse();
     test_layout();
+    test_layout_reference();
     test_places();
     test_view();
     test_order_restriction_is_real();

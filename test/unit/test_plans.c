@@ -174,7 +174,7 @@ static void sweep_p(const rabred_alg_t *alg, int p, int *roots, int level)
  * differ from flat ones (the checks below that build without a map would
  * see one node). */
 static const int32_t two_by_two[4] = {0, 0, 1, 1};
-static const rabred_nodes_t two_nodes = {2, two_by_two, NULL};
+static const rabred_nodes_t two_nodes = {2, two_by_two, NULL, NULL};
 
 static const rabred_nodes_t *nodes_for(const rabred_alg_t *alg)
 {

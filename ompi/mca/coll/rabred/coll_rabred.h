@@ -147,6 +147,7 @@ typedef struct {
     rabred_nodes_t nodes;     /* which ranks share a node (coll_rabred_nodes.c) */
     int32_t *node_of;         /* its storage; NULL: unknown, every rank its own node */
     int64_t *place_of;        /* nodes.place_of's storage; NULL: sockets unknown */
+    rabred_node_groups_t node_groups; /* nodes.groups' storage: grouped once per map */
 } mca_coll_rabred_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_rabred_module_t);

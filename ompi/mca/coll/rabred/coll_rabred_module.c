@@ -58,6 +58,7 @@ static void module_construct(mca_coll_rabred_module_t *m)
     memset(&m->nodes, 0, sizeof(m->nodes));
     m->node_of = NULL;
     m->place_of = NULL;
+    memset(&m->node_groups, 0, sizeof(m->node_groups));
 }
 
 static void module_destruct(mca_coll_rabred_module_t *m)
@@ -79,6 +80,7 @@ static void module_destruct(mca_coll_rabred_module_t *m)
     rabred_ready_plan_free(&m->internal);
     free(m->node_of);
     free(m->place_of);
+    rabred_node_groups_free(&m->node_groups);
     for (int i = 0; i < 3; i++) {
         mca_coll_rabred_scratch_release(&m->scratch[i]);
     }

@@ -169,6 +169,8 @@ int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicat
     const char *spec = mca_coll_rabred_component.node_map;
     int p = ompi_comm_size(comm), given = 0;
     free(m->node_of);
+    rabred_node_groups_free(&m->node_groups);
+    m->nodes.groups = NULL;
     m->node_of = malloc((size_t)p * sizeof(int32_t));
     int32_t *scratch = malloc((size_t)p * sizeof(int32_t));
     if (NULL == m->node_of || NULL == scratch) {
@@ -205,6 +207,9 @@ int mca_coll_rabred_node_map(mca_coll_rabred_module_t *m, struct ompi_communicat
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     m->nodes.place_of = m->place_of;
+    /* grouped once: every plan built for this communicator reads it */
+    m->nodes.groups = RABRED_OK == rabred_node_groups_make(&m->node_groups, &m->nodes, p)
+                          ? &m->node_groups : NULL;
     say_map(m, comm, given ? "coll_rabred_node_map" : "the runtime's locality", given ? 1 : 2);
     return OMPI_SUCCESS;
 }

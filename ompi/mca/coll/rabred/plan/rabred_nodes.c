@@ -33,6 +33,9 @@ static int valid(const rabred_nodes_t *nodes, int p)
 
 int rabred_nodes_ordered(const rabred_nodes_t *nodes, int p)
 {
+    if (NULL != nodes && NULL != nodes->groups && nodes->groups->p == p) {
+        return nodes->groups->ordered;
+    }
     if (NULL == nodes || !valid(nodes, p)) {
         return NULL == nodes;
     }
@@ -74,6 +77,8 @@ static int renumber(const rabred_nodes_t *nodes, int p, int32_t *id, int32_t *se
     return n;
 }
 
+/* ---- a map grouped once for all its ranks (rabred_node_groups_t) -------- */
+
 typedef struct {
     int64_t place;
     int32_t rank;
@@ -88,126 +93,216 @@ static int by_place(const void *a, const void *b)
     return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* The order in which group() takes ranks: ascending, or by (place, rank)
- * when the op lets a node's ranks combine in any order and the places are
- * known.  The node's lowest rank keeps the lowest place (places are
- * labelled by lowest rank), so leaders do not change.  RABRED_OK or
- * RABRED_ERR_NOMEM. */
-static int rank_order(const rabred_plan_args_t *a, int32_t *order)
+/* The ranks by (place, rank): the order a node's ranks take for an op
+ * that lets them combine in any order.  RABRED_OK or RABRED_ERR_NOMEM. */
+static int place_order(const int64_t *place_of, int p, int32_t *order)
 {
-    for (int r = 0; r < a->p; r++) {
-        order[r] = r;
-    }
-    if (!a->commutative || NULL == a->nodes || NULL == a->nodes->place_of) {
-        return RABRED_OK;
-    }
-    placed_rank_t *pr = malloc((size_t)a->p * sizeof(*pr));
+    placed_rank_t *pr = malloc((size_t)p * sizeof(*pr));
     if (NULL == pr) {
         return RABRED_ERR_NOMEM;
     }
-    for (int r = 0; r < a->p; r++) {
-        pr[r].place = a->nodes->place_of[r];
+    for (int r = 0; r < p; r++) {
+        pr[r].place = place_of[r];
         pr[r].rank = r;
     }
-    qsort(pr, (size_t)a->p, sizeof(*pr), by_place);
-    for (int r = 0; r < a->p; r++) {
+    qsort(pr, (size_t)p, sizeof(*pr), by_place);
+    for (int r = 0; r < p; r++) {
         order[r] = pr[r].rank;
     }
     free(pr);
     return RABRED_OK;
 }
 
-/* Ranks grouped by node, in `order` inside a node: byrank[start[n] ..
- * start[n + 1]) are node n's ranks. */
-static void group(const int32_t *id, const int32_t *order, int p, int nnodes, int32_t *start,
-                  int32_t *byrank)
+/* g->start from g->node: node n's ranks sit at [start[n], start[n + 1]). */
+static void count_members(rabred_node_groups_t *g)
 {
-    memset(start, 0, (size_t)(nnodes + 1) * sizeof(int32_t));
-    for (int r = 0; r < p; r++) {
-        start[id[r] + 1]++;
+    memset(g->start, 0, (size_t)(g->nnodes + 1) * sizeof(int32_t));
+    for (int r = 0; r < g->p; r++) {
+        g->start[g->node[r] + 1]++;
     }
-    for (int n = 0; n < nnodes; n++) {
-        start[n + 1] += start[n];
-    }
-    int32_t *fill = start + nnodes + 1; /* nnodes more slots after start */
-    memcpy(fill, start, (size_t)nnodes * sizeof(int32_t));
-    for (int k = 0; k < p; k++) {
-        byrank[fill[id[order[k]]]++] = order[k];
+    g->lanes = g->p;
+    for (int n = 0; n < g->nnodes; n++) {
+        int size = g->start[n + 1];
+        g->lanes = size < g->lanes ? size : g->lanes;
+        g->start[n + 1] += g->start[n];
     }
 }
 
-static void fill_layout(rabred_node_layout_t *l, const int32_t *id, const int32_t *start,
-                        const int32_t *byrank, int rank, int root)
+/* Order o's lists, taking ranks in `order` (NULL: ascending); `cursor`
+ * is nnodes words of scratch. */
+static void list_members(rabred_node_groups_t *g, int o, const int32_t *order, int32_t *cursor)
 {
-    l->node = id[rank];
-    l->nlocal = start[l->node + 1] - start[l->node];
-    l->lanes = l->nlocal;
-    for (int n = 0; n < l->nnodes; n++) {
-        int size = start[n + 1] - start[n];
-        l->lanes = size < l->lanes ? size : l->lanes;
-        l->leaders[n] = byrank[start[n]];
+    memcpy(cursor, g->start, (size_t)g->nnodes * sizeof(int32_t));
+    for (int k = 0; k < g->p; k++) {
+        int r = NULL != order ? order[k] : k;
+        int at = cursor[g->node[r]]++;
+        g->ranks[o][at] = r;
+        g->local[o][r] = at - g->start[g->node[r]];
     }
-    for (int i = 0; i < l->nlocal; i++) {
-        l->members[i] = byrank[start[l->node] + i];
-        if (rank == l->members[i]) {
-            l->local = i;
+    for (int n = 0; n < g->nnodes; n++) {
+        g->leaders[o][n] = g->ranks[o][g->start[n]];
+        for (int i = 0; i < g->lanes; i++) {
+            g->lane[o][(int64_t)i * g->nnodes + n] = g->ranks[o][g->start[n] + i];
         }
     }
-    for (int n = 0; n < l->nnodes; n++) {
-        l->lane[n] = l->local < l->lanes ? byrank[start[n] + l->local] : -1;
+}
+
+/* The arrays of order o (ranks, local, lane, leaders), NULL on failure. */
+static int alloc_order(rabred_node_groups_t *g, int o)
+{
+    g->ranks[o] = malloc((size_t)g->p * sizeof(int32_t));
+    g->local[o] = malloc((size_t)g->p * sizeof(int32_t));
+    g->lane[o] = malloc((size_t)g->lanes * (size_t)g->nnodes * sizeof(int32_t));
+    g->leaders[o] = malloc((size_t)g->nnodes * sizeof(int32_t));
+    return NULL != g->ranks[o] && NULL != g->local[o] && NULL != g->lane[o] &&
+           NULL != g->leaders[o];
+}
+
+/* The node of every rank, numbered by lowest rank, and the node sizes. */
+static int number_nodes(rabred_node_groups_t *g, const rabred_nodes_t *nodes)
+{
+    int raw_nodes = NULL != nodes ? nodes->nnodes : 1;
+    int32_t *seen = malloc((size_t)raw_nodes * sizeof(int32_t));
+    g->node = malloc((size_t)g->p * sizeof(int32_t));
+    if (NULL == seen || NULL == g->node) {
+        free(seen);
+        return RABRED_ERR_NOMEM;
     }
-    l->root_node = l->root_local = -1;
-    if (root >= 0) {
-        l->root_node = id[root];
-        for (int i = start[l->root_node]; i < start[l->root_node + 1]; i++) {
-            l->root_local = byrank[i] == root ? i - start[l->root_node] : l->root_local;
-        }
+    for (int n = 0; n < raw_nodes; n++) {
+        seen[n] = -1;
     }
+    g->nnodes = renumber(nodes, g->p, g->node, seen);
+    free(seen);
+    g->start = malloc((size_t)(g->nnodes + 1) * sizeof(int32_t));
+    g->no_lane = malloc((size_t)g->nnodes * sizeof(int32_t));
+    if (NULL == g->start || NULL == g->no_lane) {
+        return RABRED_ERR_NOMEM;
+    }
+    for (int n = 0; n < g->nnodes; n++) {
+        g->no_lane[n] = -1;
+    }
+    count_members(g);
+    return RABRED_OK;
+}
+
+/* Order 1: by (place, rank) when the places are known, else order 0's. */
+static int list_by_place(rabred_node_groups_t *g, const rabred_nodes_t *nodes, int32_t *cursor)
+{
+    if (NULL == nodes || NULL == nodes->place_of) {
+        g->ranks[1] = g->ranks[0];
+        g->local[1] = g->local[0];
+        g->lane[1] = g->lane[0];
+        g->leaders[1] = g->leaders[0];
+        return RABRED_OK;
+    }
+    int32_t *order = malloc((size_t)g->p * sizeof(int32_t));
+    int rc = NULL != order && alloc_order(g, 1) ? place_order(nodes->place_of, g->p, order)
+                                                : RABRED_ERR_NOMEM;
+    if (RABRED_OK == rc) {
+        list_members(g, 1, order, cursor);
+    }
+    free(order);
+    return rc;
+}
+
+int rabred_node_groups_make(rabred_node_groups_t *g, const rabred_nodes_t *nodes, int p)
+{
+    memset(g, 0, sizeof(*g));
+    if (p < 1 || !valid(nodes, p)) {
+        return RABRED_ERR_ARG;
+    }
+    g->p = p;
+    int rc = number_nodes(g, nodes);
+    int32_t *cursor = RABRED_OK == rc ? malloc((size_t)g->nnodes * sizeof(int32_t)) : NULL;
+    rc = NULL == cursor || !alloc_order(g, 0) ? RABRED_ERR_NOMEM : RABRED_OK;
+    if (RABRED_OK == rc) {
+        list_members(g, 0, NULL, cursor);
+        rc = list_by_place(g, nodes, cursor);
+    }
+    free(cursor);
+    if (RABRED_OK != rc) {
+        rabred_node_groups_free(g);
+        return rc;
+    }
+    g->ordered = rabred_nodes_ordered(nodes, p);
+    return RABRED_OK;
+}
+
+void rabred_node_groups_free(rabred_node_groups_t *g)
+{
+    if (g->ranks[1] != g->ranks[0]) {
+        free(g->ranks[1]);
+        free(g->local[1]);
+        free(g->lane[1]);
+        free(g->leaders[1]);
+    }
+    free(g->ranks[0]);
+    free(g->local[0]);
+    free(g->lane[0]);
+    free(g->leaders[0]);
+    free(g->node);
+    free(g->start);
+    free(g->no_lane);
+    memset(g, 0, sizeof(*g));
+}
+
+/* ---- one rank's view (rabred_node_layout_t) ----------------------------- */
+
+/* The grouping to read: the map's own when it was prepared for p ranks,
+ * else one made now into l->own (O(p)).  NULL with *rc set on failure. */
+static const rabred_node_groups_t *groups_for(rabred_node_layout_t *l,
+                                              const rabred_plan_args_t *a, int *rc)
+{
+    const rabred_node_groups_t *g = NULL != a->nodes ? a->nodes->groups : NULL;
+    *rc = RABRED_OK;
+    if (NULL != g && g->p == a->p) {
+        return g;
+    }
+    l->own = malloc(sizeof(*l->own));
+    *rc = NULL != l->own ? rabred_node_groups_make(l->own, a->nodes, a->p) : RABRED_ERR_NOMEM;
+    if (RABRED_OK != *rc) {
+        free(l->own);
+        l->own = NULL;
+        return NULL;
+    }
+    return l->own;
 }
 
 int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *a)
 {
     memset(l, 0, sizeof(*l));
-    int p = a->p, raw_nodes = NULL != a->nodes ? a->nodes->nnodes : 1;
-    if (!valid(a->nodes, p)) {
+    if (a->rank < 0 || a->rank >= a->p || a->root >= a->p) {
         return RABRED_ERR_ARG;
     }
-    /* scratch: id[p], seen[raw_nodes], start[2 * (raw_nodes + 1)], byrank[p], order[p] */
-    size_t words = 3 * (size_t)p + 3 * (size_t)raw_nodes + 2;
-    int32_t *scratch = malloc(words * sizeof(int32_t));
-    if (NULL == scratch) {
-        return RABRED_ERR_NOMEM;
+    int rc;
+    const rabred_node_groups_t *g = groups_for(l, a, &rc);
+    if (NULL == g) {
+        return rc;
     }
-    int32_t *id = scratch, *seen = id + p, *start = seen + raw_nodes;
-    int32_t *byrank = start + 2 * (raw_nodes + 1), *order = byrank + p;
-    for (int n = 0; n < raw_nodes; n++) {
-        seen[n] = -1;
+    int o = a->commutative ? 1 : 0; /* order 1 is order 0 without places */
+    l->nnodes = g->nnodes;
+    l->lanes = g->lanes;
+    l->ordered = g->ordered;
+    l->node = g->node[a->rank];
+    l->nlocal = g->start[l->node + 1] - g->start[l->node];
+    l->local = g->local[o][a->rank];
+    l->members = g->ranks[o] + g->start[l->node];
+    l->lane = l->local < l->lanes ? g->lane[o] + (int64_t)l->local * g->nnodes : g->no_lane;
+    l->leaders = g->leaders[o];
+    l->root_node = l->root_local = -1;
+    if (a->root >= 0) {
+        l->root_node = g->node[a->root];
+        l->root_local = g->local[o][a->root];
     }
-    if (RABRED_OK != rank_order(a, order)) {
-        free(scratch);
-        return RABRED_ERR_NOMEM;
-    }
-    l->nnodes = renumber(a->nodes, p, id, seen);
-    group(id, order, p, l->nnodes, start, byrank);
-    l->members = malloc((size_t)p * sizeof(int32_t));
-    l->lane = malloc((size_t)l->nnodes * sizeof(int32_t));
-    l->leaders = malloc((size_t)l->nnodes * sizeof(int32_t));
-    if (NULL == l->members || NULL == l->lane || NULL == l->leaders) {
-        free(scratch);
-        rabred_node_layout_free(l);
-        return RABRED_ERR_NOMEM;
-    }
-    fill_layout(l, id, start, byrank, a->rank, a->root);
-    l->ordered = rabred_nodes_ordered(a->nodes, p);
-    free(scratch);
     return RABRED_OK;
 }
 
 void rabred_node_layout_free(rabred_node_layout_t *l)
 {
-    free(l->members);
-    free(l->lane);
-    free(l->leaders);
+    if (NULL != l->own) {
+        rabred_node_groups_free(l->own);
+        free(l->own);
+    }
     memset(l, 0, sizeof(*l));
 }
 
@@ -271,7 +366,7 @@ int rabred_nodes_parse(const char *spec, int p, int32_t *node_of, int *nnodes)
     for (int n = 0; n < p; n++) {
         seen[n] = -1;
     }
-    rabred_nodes_t raw = {p, node_of, NULL};
+    rabred_nodes_t raw = {p, node_of, NULL, NULL};
     *nnodes = renumber(&raw, p, node_of, seen); /* in place: each rank read before written */
     free(seen);
     return RABRED_OK;

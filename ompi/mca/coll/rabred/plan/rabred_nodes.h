@@ -12,24 +12,56 @@
 
 #include "plan/rabred_plan.h"
 
+/* A node map grouped once for all its ranks, so that each rank's layout
+ * (below) is read in O(1) instead of grouping the map again in O(p): the
+ * simulator, which builds a plan for every rank, prepares one per run.
+ * Two orders of a node's ranks: 0 ascending, 1 by (place, rank) (the
+ * order commutative ops take when rabred_nodes_t has place_of; without
+ * it order 1 shares order 0's arrays). */
+typedef struct rabred_node_groups {
+    int p, nnodes;      /* ranks, nodes (numbered by lowest rank) */
+    int lanes;          /* ranks on the smallest node */
+    int ordered;        /* rabred_nodes_ordered */
+    int32_t *node;      /* p: each rank's node */
+    int32_t *start;     /* nnodes + 1: node n's ranks are ranks[o][start[n] .. start[n + 1]) */
+    int32_t *ranks[2];  /* p: the ranks grouped by node, in order o */
+    int32_t *local[2];  /* p: each rank's index among its node's ranks in order o */
+    int32_t *lane[2];   /* lanes x nnodes: [i * nnodes + n] = local index i on node n */
+    int32_t *leaders[2]; /* nnodes: each node's first rank in order o */
+    int32_t *no_lane;   /* nnodes times -1: the lane of a rank beyond the lanes */
+} rabred_node_groups_t;
+
+/* Groups `nodes` (NULL: one node) for p ranks.  RABRED_OK, RABRED_ERR_NOMEM,
+ * or RABRED_ERR_ARG for a map with a node outside 0..nnodes-1.  Free with
+ * rabred_node_groups_free (also after a failure). */
+int rabred_node_groups_make(rabred_node_groups_t *g, const rabred_nodes_t *nodes, int p);
+void rabred_node_groups_free(rabred_node_groups_t *g);
+
+/* One rank's view; the arrays point into the map's groups (or into
+ * `own`, made for this layout when the map has none) and stay valid until
+ * rabred_node_layout_free. */
 typedef struct {
     int node, nnodes;  /* this rank's node (numbered by lowest rank), how many nodes */
     int local, nlocal; /* this rank's index among its node's ranks (ascending), how many */
     int lanes;         /* ranks on the smallest node: the lanes every node has */
-    int32_t *members;  /* nlocal: this node's ranks, ascending (commutative ops with a
-                        * place_of: by (place, rank), rabred_nodes_t) */
-    int32_t *lane;     /* nnodes: rank of local index `local` on every node (local < lanes) */
-    int32_t *leaders;  /* nnodes: each node's first member (its lowest rank, also with
-                        * the runtime's places, rabred_nodes_t), in node order */
+    const int32_t *members; /* nlocal: this node's ranks, ascending (commutative ops with a
+                             * place_of: by (place, rank), rabred_nodes_t) */
+    const int32_t *lane;    /* nnodes: rank of local index `local` on every node, or -1
+                             * on every node when local >= lanes */
+    const int32_t *leaders; /* nnodes: each node's first member (its lowest rank, also
+                             * with the runtime's places, rabred_nodes_t), in node order */
     int root_node, root_local; /* MPI_Reduce: the root's node and index there; else -1 */
     /* 1 when every node's ranks are consecutive (block placement): combining
      * inside nodes, then across nodes in node order, is rank order */
     int ordered;
+    rabred_node_groups_t *own; /* the grouping made for this layout, or NULL */
 } rabred_node_layout_t;
 
 /* The layout of args->rank under args->nodes (NULL: one node of all
- * ranks).  RABRED_OK, RABRED_ERR_NOMEM, or RABRED_ERR_ARG for a map with
- * a node outside 0..nnodes-1.  Free with rabred_node_layout_free. */
+ * ranks), from args->nodes->groups when it was made for args->p ranks.
+ * RABRED_OK, RABRED_ERR_NOMEM, or RABRED_ERR_ARG for a map with a node
+ * outside 0..nnodes-1 or a rank or root outside 0..p-1.  Free with
+ * rabred_node_layout_free. */
 int rabred_node_layout(rabred_node_layout_t *l, const rabred_plan_args_t *args);
 void rabred_node_layout_free(rabred_node_layout_t *l);
 

@@ -133,11 +133,14 @@ typedef struct {
  * the node-aware plans order a node's ranks so (rabred_node_layout), and
  * their intra-node rings and trees cross a socket boundary a few times
  * instead of at every step under --map-by socket.  Positional
- * initialisers that stop after node_of leave it NULL. */
+ * initialisers name all four fields (-Wmissing-field-initializers). */
 typedef struct {
     int nnodes;
     const int32_t *node_of; /* p entries */
     const int64_t *place_of; /* p entries, or NULL */
+    /* The map grouped once (rabred_node_groups_make, plan/rabred_nodes.h)
+     * for the node-aware builders to read, or NULL: each builds its own. */
+    const struct rabred_node_groups *groups;
 } rabred_nodes_t;
 
 /* What a builder is given.  root is -1 for allreduce.  Positional

@@ -18,6 +18,8 @@
  */
 #include "sim/rabred_sim_internal.h"
 
+#include "plan/rabred_nodes.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +282,11 @@ typedef struct {
     double *node_free;       /* two levels: per node, when its out and in ports are free */
     uint8_t *code;         /* the rank being compiled */
     int32_t capcode;
+    /* The call's node map as the builders get it: grouped once for all p
+     * ranks (a layout per rank would otherwise group it again, O(p^2)). */
+    const rabred_nodes_t *build_nodes;
+    rabred_nodes_t grouped_nodes;
+    rabred_node_groups_t node_groups;
 } sim_t;
 
 /* ---- the queue of matched messages ------------------------------------- */
@@ -765,7 +772,7 @@ static int setup_rank(sim_t *s, int rank)
     rabred_plan_t *plan = NULL != s->data ? rabred_sim_data_plan(s->data, rank) : &s->plan;
     rabred_plan_args_t args = {call->p, rank, call->root, call->count, call->commutative,
                                call->seg_count, call->arrival, rabred_sim_input_is_acc(call, rank),
-                               call->nodes};
+                               s->build_nodes};
     int rc = rabred_plan_build(call->build, &args, plan);
     if (RABRED_OK != rc) {
         return rc;
@@ -843,6 +850,25 @@ static void teardown(sim_t *s)
     free(s->code);
     free(s->code_of);
     free(s->node_free);
+    rabred_node_groups_free(&s->node_groups);
+}
+
+/* The call's node map, grouped here unless it already is; a map the
+ * grouping refuses goes to the builders as it is, for them to refuse. */
+static int group_nodes(sim_t *s)
+{
+    const rabred_nodes_t *nodes = s->ctx.call->nodes;
+    s->build_nodes = nodes;
+    if (NULL == nodes || NULL != nodes->groups) {
+        return RABRED_OK;
+    }
+    int rc = rabred_node_groups_make(&s->node_groups, nodes, s->ctx.call->p);
+    if (RABRED_OK == rc) {
+        s->grouped_nodes = *nodes;
+        s->grouped_nodes.groups = &s->node_groups;
+        s->build_nodes = &s->grouped_nodes;
+    }
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 /* Builds, checks and compiles every rank's plan (and, in full mode, sets up
@@ -858,6 +884,9 @@ static void setup(sim_t *s)
     if (!maps || NULL == s->ranks || NULL == s->seen || NULL == s->code_of ||
         (!call->cost_only && NULL == s->data)) {
         s->ctx.rc = RABRED_ERR_NOMEM;
+    }
+    if (RABRED_OK == s->ctx.rc) {
+        s->ctx.rc = group_nodes(s);
     }
     for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc && s->ctx.res->ok; i++) {
         s->ctx.rc = setup_rank(s, i);
