@@ -288,7 +288,7 @@ static void rank_cell(rabred_pricebooks_t *books, const rabred_model_t *model,
     double price[64], best_us = 1e300, pick_us = 0, pick_price = 1e300;
     const char *best = "", *pick = "";
     CHECK(RABRED_OK == rabred_pricebooks_get(books, coll, c->p, 0, model, &book), "book");
-    rabred_price_call_t call = {c->p, RABRED_COLL_REDUCE == coll ? 0 : -1, 1, c->bytes, 0};
+    rabred_price_call_t call = {c->p, RABRED_COLL_REDUCE == coll ? 0 : -1, 1, c->bytes, 0, 0};
     for (int i = first; i < last && i - first < 64; i++) {
         const rabred_alg_t *alg = rabred_table_by_name(coll, runs[i].alg);
         CHECK(NULL != alg, "no algorithm %s", runs[i].alg);

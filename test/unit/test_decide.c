@@ -302,7 +302,7 @@ static void test_duplex_and_aggregate(void)
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book[2];
     double rd[2], rab[2];
-    rabred_price_call_t call = {2, -1, 1, 1 << 20, 0};
+    rabred_price_call_t call = {2, -1, 1, 1 << 20, 0, 0};
     for (int k = 0; k < 2; k++) {
         m = rabred_model_make(&tcp, RABRED_DEFAULT_REDUCE_MBS, 0);
         m.repeat = k ? 3 : 1;
@@ -327,7 +327,7 @@ static void price_with_aggregate(const rabred_link_units_t *link, double per_byt
                                  const rabred_alg_t *alg, double t[2])
 {
     rabred_pricebooks_t books = {0};
-    rabred_price_call_t call = {8, -1, 1, 1 << 20, 0};
+    rabred_price_call_t call = {8, -1, 1, 1 << 20, 0, 0};
     for (int k = 0; k < 2; k++) {
         rabred_model_t m = rabred_model_make(link, RABRED_DEFAULT_REDUCE_MBS, 0);
         m.aggregate = k ? per_byte * m.beta : 0;
@@ -400,7 +400,7 @@ static void test_shift_terms(void)
         m.distance_beta[k] = 1e-9;
         m.shift_beta[k] = k > 0 ? 2e-9 : 1e-9;
     }
-    rabred_price_call_t call = {64, -1, 1, n, 0};
+    rabred_price_call_t call = {64, -1, 1, n, 0, 0};
     const char *names[4] = {"bruck", "rabenseifner", "recursive_doubling", "neighbor_ring"};
     for (int i = 0; i < 4; i++) {
         const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_ALLREDUCE, names[i]);
@@ -453,7 +453,7 @@ static void test_distance_term(void)
     const int64_t n = 1 << 20;
     rabred_model_t m = RABRED_TEST_MODEL(0, 1e-9, 0, 1.0, 1.0);
     m.distance_beta[1] = 2e-9;
-    rabred_price_call_t call = {4, -1, 1, n, 0};
+    rabred_price_call_t call = {4, -1, 1, n, 0, 0};
     double rab = -1, ring = -1;
     CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_rabenseifner, &call, &m, &rab) &&
               fabs(rab - n * 1e-9 / 2) <= 1e-12,
@@ -491,7 +491,7 @@ static void test_distance_term(void)
     /* with a node map (4 nodes of 2 ranks) a rank's distance is not its
      * node's: the two-level extras do not charge it */
     int32_t node_of[8] = {0, 0, 1, 1, 2, 2, 3, 3};
-    rabred_nodes_t nodes = {4, node_of, NULL};
+    rabred_nodes_t nodes = {4, node_of, NULL, NULL};
     rabred_model_t slow = m, intra = RABRED_TEST_MODEL(0, 1e-10, 0, 1.0, 1.0);
     slow.distance_beta[2] = 8e-9;
     double t[2] = {-1, -2};
@@ -523,7 +523,7 @@ static void test_reduce_metric(void)
     for (int r = 0; r < 16; r++) {
         node_of[r] = r % 4;
     }
-    rabred_nodes_t nodes = {4, node_of, NULL};
+    rabred_nodes_t nodes = {4, node_of, NULL, NULL};
     rabred_model_t net = RABRED_TEST_MODEL(2e-6, 1e-10, 1e-12, 1.0, 1.0);
     rabred_model_t intra = RABRED_TEST_MODEL(5e-7, 1e-11, 1e-12, 1.0, 1.0);
     rabred_model_t done = net;
@@ -626,7 +626,7 @@ static void test_invalidate_terms(void)
         const double want[NCASES] = {0, overwrite ? 0 : n * 1e-9, overwrite ? n / 2 * 1e-9 : 0,
                                      0};
         for (int k = 0; k < NCASES; k++) {
-            rabred_price_call_t call = {ps[k], -1, 1, n, 0};
+            rabred_price_call_t call = {ps[k], -1, 1, n, 0, 0};
             double extra = -1;
             CHECK(NULL != algs[k] &&
                       RABRED_OK == rabred_model_extras(algs[k], &call, &m, &extra) &&
@@ -670,7 +670,7 @@ static void test_far_speeds(void)
     const rabred_alg_t *rd = &rabred_alg_allreduce_recursive_doubling;
     CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, 8, 65536, &m), "fill");
     for (int64_t n = 1 << 16; n <= 1 << 24; n *= 4) {
-        rabred_price_call_t call = {8, -1, 1, n, 65536};
+        rabred_price_call_t call = {8, -1, 1, n, 65536, 0};
         rabred_model_t at = rabred_model_for_bytes(&m, n);
         double want = rd->price(&call, &at);
         double got = rabred_pricebook_price(&book, rd, -1, 1, n);

@@ -91,7 +91,7 @@ static void init_models(void)
 static double price_of(const rabred_alg_t *alg, int p, int commutative, int64_t bytes,
                        const rabred_model_t *m)
 {
-    rabred_price_call_t call = {p, -1, commutative, bytes, 0};
+    rabred_price_call_t call = {p, -1, commutative, bytes, 0, 0};
     return alg->price(&call, m);
 }
 

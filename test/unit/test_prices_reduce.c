@@ -122,7 +122,7 @@ static long calls_checked;
 static void check_call(const rabred_alg_t *alg, int p, int root, int commutative, int64_t count,
                        int64_t seg)
 {
-    rabred_price_call_t c = {p, root, commutative, count, seg};
+    rabred_price_call_t c = {p, root, commutative, count, seg, 0};
     rabred_sim_model_t sm[NMODELS];
     rabred_sim_result_t res[NMODELS];
     if (slack(alg, &c, &models[0]) < 0) {
@@ -212,7 +212,7 @@ static void test_rabenseifner_refuses_small_counts(void)
 {
     const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_REDUCE, "rabenseifner");
     for (int p = 3; p <= 64 && NULL != alg; p++) {
-        rabred_price_call_t c = {p, 0, 1, rabred_pof2_floor(p) - 1, 0};
+        rabred_price_call_t c = {p, 0, 1, rabred_pof2_floor(p) - 1, 0, 0};
         CHECK(alg->price(&c, &models[0]) < 0, "rabenseifner priced count %lld < p' at p=%d",
               (long long)c.bytes, p);
     }
@@ -232,7 +232,7 @@ static void test_large_p(void)
                 continue; /* its (p-1) (p-2) overflows an int: a known bug */
             }
             rabred_price_call_t c = {p, p / 3, 0 == strcmp(alg->name, "pairwise_gather"),
-                                     (int64_t)p * 64, 0};
+                                     (int64_t)p * 64, 0, 0};
             double small = alg->price(&c, &models[1]);
             c.bytes *= 16;
             double big = alg->price(&c, &models[1]);
