@@ -55,6 +55,9 @@ failed=0
 failed_names=()
 
 pass() { passed=$((passed + 1)); echo "PASS: $1"; }
+# A part's heading with the minutes since the start: CI's limit is 90
+# minutes, and the log says which part took them.
+section() { printf '== %s (at %d:%02d)\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 fail() {
     failed=$((failed + 1))
     failed_names+=("$1")
@@ -84,6 +87,7 @@ harness_results() { # prefix make-list-target run-log [must-say]
     done
 }
 finish() {
+    section "end"
     if [ "$failed" -gt 0 ]; then
         echo "failed checks: ${failed_names[*]}"
     fi
@@ -95,7 +99,7 @@ finish() {
 }
 
 # 1. Packages and build.  Nothing else can run if this fails.
-echo "== setup and build (scripts/setup.sh)"
+section "setup and build (scripts/setup.sh)"
 if bash scripts/setup.sh >"$logs/setup.log" 2>&1; then
     pass setup
 else
@@ -105,7 +109,7 @@ fi
 
 # 2. Build every test program (unit and MPI) without running anything, so a
 #    compile error is reported once, as its own check.
-echo "== build test programs (make check TESTS=)"
+section "build test programs (make check TESTS=)"
 if make -j2 check TESTS= >"$logs/build-tests.log" 2>&1; then
     pass build-tests
 else
@@ -117,7 +121,7 @@ default_checks() {
 
 # 3. Unit tests through the automake harness; each test program is one
 #    check, read from its .trs result file, its output in its .log file.
-echo "== unit tests (make check)"
+section "unit tests (make check)"
 make -j2 check >"$logs/make-check.log" 2>&1
 harness_results unit print-unit-tests "$logs/make-check.log"
 
@@ -126,7 +130,7 @@ harness_results unit print-unit-tests "$logs/make-check.log"
 #    4.1.4's op/avx saturates 8-bit integer SUM instead of wrapping (an
 #    upstream bug, not rabred's: rabred reduces through the op framework);
 #    --large moves more than 2^31 bytes in one call (p = 2, about 5 GB).
-echo "== MPI tests (scripts/mpirun-rabred.sh)"
+section "MPI tests (scripts/mpirun-rabred.sh)"
 timeout_s=${RABRED_TIMEOUT:-600}
 run_mpi() { # name np prog [mpirun and program args...]
     local name=$1 np=$2 prog=$3 log=$logs/$1.log
@@ -632,7 +636,7 @@ refuses configure-refuses-no-headers "internal headers were not found" \
 
 # 6. ompi_info must load the component from the build tree and list its
 #    parameters (proves the .so loads and registers them).
-echo "== ompi_info parameters"
+section "ompi_info parameters"
 info_log=$logs/ompi-info.log
 bash scripts/mpirun-rabred.sh --ompi-info --param coll rabred --level 9 \
     >"$info_log" 2>&1
@@ -665,7 +669,7 @@ done
 #    every rank must learn one socket and one NUMA domain per host.  The
 #    cluster needs root, network namespaces and tc; where the machine has
 #    none of that, this says why and skips.
-echo "== node map on the emulated cluster"
+section "node map on the emulated cluster"
 cl_log=$logs/cluster-nodes.log
 if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
     # shellcheck source=bench/compare/param-args.sh
@@ -746,7 +750,7 @@ fi
 # 7. The simulator's sweeps over every p up to 1024 (make check-long): each
 #    sweep program is one check, as in step 3.
 long_sweeps() {
-    echo "== long sweeps (make check-long)"
+    section "long sweeps (make check-long)"
     make -j2 check-long >"$logs/check-long.log" 2>&1
     # each sweep says it ran in full mode: "every p:" (test_nodes: "every p
     # to 256", its full sweep; see node_sweep_p)
@@ -758,7 +762,7 @@ long_sweeps() {
 #    count here as ompi5/NAME; its logs land in test-logs/ompi5/.
 ompi5_checks() {
     local log=$logs/ompi5.log
-    echo "== Open MPI 5.0 (scripts/ompi5.sh test)"
+    section "Open MPI 5.0 (scripts/ompi5.sh test)"
     bash scripts/ompi5.sh test >"$log" 2>&1
     local rc=$? inner_failed=0 summary=no line
     while IFS= read -r line; do
@@ -785,7 +789,7 @@ ompi5_checks() {
 #    sweeps), installs it under a temporary prefix (tools, man pages, the
 #    component) and uninstalls it cleanly.
 distcheck() {
-    echo "== make distcheck"
+    section "make distcheck"
     if make distcheck >"$logs/distcheck.log" 2>&1; then
         pass distcheck
     else
@@ -798,7 +802,7 @@ distcheck() {
 #    simulated platforms at p = 64, every result checked (the script fails
 #    on a wrong rabred result), and the run ends with its verdict line.
 scale_quick() {
-    echo "== scale (scripts/run-scale.sh --quick)"
+    section "scale (scripts/run-scale.sh --quick)"
     local log=$logs/scale-quick.log
     if RABRED_SCALE_OUT=$logs/scale-quick bash scripts/run-scale.sh --quick >"$log" 2>&1 &&
         grep -q '^scale: auto within 1.05x of the best in [0-9]* of [1-9][0-9]* cells' "$log"; then
