@@ -540,6 +540,21 @@ if [ "$(grep -c '^# Size       Avg Latency(us)   Min Latency(us)   Max Latency(u
 else
     fail bench-formats "$osu_log"
 fi
+# rabred_bench --fresh-input: the input rewritten before every call, in
+# latency and barrier modes; every result still checked (a wrong one aborts).
+fresh_log=$logs/bench-fresh-input.log
+: >"$fresh_log"
+for mode in latency balanced; do
+    timeout -k 30 120 bash scripts/mpirun-rabred.sh -np 3 "$bench" --mode "$mode" -r 1 -t 1 \
+        -s 8,64K -c both --variants tuned:default,rabred:auto --fresh-input 1 \
+        </dev/null >>"$fresh_log" 2>&1 || echo "exit status $? ($mode)" >>"$fresh_log"
+done
+if [ "$(grep -c '^# fresh input: every rank rewrites its input before each call' "$fresh_log")" = 2 ] &&
+   ! grep -q "exit status\|WRONG RESULT" "$fresh_log"; then
+    pass bench-fresh-input
+else
+    fail bench-fresh-input "$fresh_log"
+fi
 # rabred_bench's rabred:flat: auto on a communicator whose node map puts
 # every rank on a node of its own, while MPI_COMM_WORLD keeps the given map.
 run_mpi bench-flat-np4 4 "$bench" -r 1 -t 1 -s 1K -c allreduce \

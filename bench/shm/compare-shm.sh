@@ -18,6 +18,10 @@
 #   --repeats R        interleaved blocks per size, best reported (default 7)
 #   --coll C           allreduce, reduce or both (default both)
 #   --name NAME        output directory bench/results/NAME (default shm-DATE)
+#   --fresh-input      every rank rewrites its input before each call, as an
+#                      application computes what it reduces (rabred_bench
+#                      --fresh-input 1: the rewrite alone is timed and taken
+#                      out); by default the loop resends an unchanged input
 #   --no-build         do not run scripts/setup.sh first
 #
 # Timing needs a quiet machine: run nothing else meanwhile.
@@ -30,6 +34,7 @@ orig_args="$*"
 die() { echo "$prog: error: $*" >&2; exit 2; }
 
 params=calibrate sizes=8,64,512,4K,16K,64K,256K,1M,4M,16M repeats=7 coll=both name='' build=yes
+fresh=0
 while [ $# -gt 0 ]; do
     case $1 in
         --params) params=${2:?}; shift 2 ;;
@@ -38,6 +43,7 @@ while [ $# -gt 0 ]; do
         --coll) coll=${2:?}; shift 2 ;;
         --name) name=${2:?}; shift 2 ;;
         --no-build) build=no; shift ;;
+        --fresh-input) fresh=1; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed -e '/^set -euo/d' -e 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown option '$1' (--help)" ;;
     esac
@@ -65,7 +71,7 @@ if [ "$params" != none ]; then
 fi
 {
     echo "command: bench/shm/compare-shm.sh $orig_args"
-    echo "argv_resolved: sizes=$sizes repeats=$repeats coll=$coll params=$params"
+    echo "argv_resolved: sizes=$sizes repeats=$repeats coll=$coll params=$params fresh_input=$fresh"
     [ "$params" != none ] && grep -v '^#' "$params" | sed 's/^/params_file: /'
     echo "started: $(date -u +%FT%TZ)"
     echo "host: $(hostname)"
@@ -78,7 +84,7 @@ fi
 echo "$prog: rabred_bench --mode latency -s $sizes -r $repeats -c $coll"
 RABRED_COLL=rabred,tuned,basic,libnbc run --mca coll_tuned_use_dynamic_rules 1 \
     "${param_args[@]}" "$top/bench/rabred_bench" --mode latency -s "$sizes" -r "$repeats" \
-    -c "$coll" --csv "$out/raw/p2.csv" >"$out/raw/p2.md" 2>"$out/raw/p2.err"
+    -c "$coll" --fresh-input "$fresh" --csv "$out/raw/p2.csv" >"$out/raw/p2.md" 2>"$out/raw/p2.err"
 echo "finished: $(date -u +%FT%TZ) load_after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/raw/meta.txt"
 python3 "$top/bench/compare/analyze.py" "$out"
 echo "$prog: results in ${out#"$top"/}"
