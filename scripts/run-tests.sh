@@ -40,6 +40,9 @@ case ${1:-} in
     "") ;;
     *) echo "usage: $0 [--long | --all | --ompi5]" >&2; exit 2 ;;
 esac
+# What to run is fixed here: a check's loop variable named like these
+# would otherwise end the run early without a failure.
+readonly mode parts
 full() { [ "$mode" = full ]; }
 default_part() { [ "$parts" != long ]; }
 long_part() { [ "$parts" != default ]; }
@@ -544,10 +547,10 @@ fi
 # latency and barrier modes; every result still checked (a wrong one aborts).
 fresh_log=$logs/bench-fresh-input.log
 : >"$fresh_log"
-for mode in latency balanced; do
-    timeout -k 30 120 bash scripts/mpirun-rabred.sh -np 3 "$bench" --mode "$mode" -r 1 -t 1 \
+for arrival in latency balanced; do
+    timeout -k 30 120 bash scripts/mpirun-rabred.sh -np 3 "$bench" --mode "$arrival" -r 1 -t 1 \
         -s 8,64K -c both --variants tuned:default,rabred:auto --fresh-input 1 \
-        </dev/null >>"$fresh_log" 2>&1 || echo "exit status $? ($mode)" >>"$fresh_log"
+        </dev/null >>"$fresh_log" 2>&1 || echo "exit status $? ($arrival)" >>"$fresh_log"
 done
 if [ "$(grep -c '^# fresh input: every rank rewrites its input before each call' "$fresh_log")" = 2 ] &&
    ! grep -q "exit status\|WRONG RESULT" "$fresh_log"; then
