@@ -193,12 +193,7 @@ static int node_sweep_p(int p)
     if (p <= 128 || (p <= 256 && full)) {
         return 1;
     }
-    int pof2 = 1;
-    while (pof2 * 2 <= p) {
-        pof2 *= 2;
-    }
-    return p == pof2 || p == pof2 + 1 || p == 2 * pof2 - 1 ||
-           (full && (p % 97 == 0 || p == 1000));
+    return rabred_test_near_pof2(p) || (full && (p % 97 == 0 || p == 1000));
 }
 
 static void test_maps(void)

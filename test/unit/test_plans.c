@@ -139,9 +139,8 @@ static int p_level(const rabred_alg_t *alg, int p)
     if (p <= 128 || !has_linear_rounds(alg)) {
         return 2;
     }
-    int pof2 = rabred_pof2_floor(p);
     if (p <= 300) {
-        return p % 97 == 0 || p == pof2 || p == 2 * pof2 - 1 || p == pof2 + 1 ? 2 : 0;
+        return p % 97 == 0 || rabred_test_near_pof2(p) ? 2 : 0;
     }
     return p == 512 || p == 1024;
 }
