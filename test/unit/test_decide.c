@@ -607,24 +607,27 @@ static void test_distance_parse(void)
  * comes first after the first step: never at p = 2 (the first step sends
  * the input and reduces into the vector received or a copy of the input),
  * n bytes at p = 4 (ranks 2 and 3 in the second step); it never receives
- * over what it sent.  At p = 2 halving and doubling receives its result
- * over the half it sent (n/2 at beta_overwrite) and reduces into the
- * other half; linear's ranks write only memory nobody read. */
+ * over what it sent.  Halving and doubling sends its first half from the
+ * input, which it never writes: at p = 2 nothing a peer read is written;
+ * at p = 4 the second step's quarter, read from ACC, is received over in
+ * the allgather (n/4 at beta_overwrite).  linear's ranks write only memory
+ * nobody read. */
 static void test_invalidate_terms(void)
 {
     const int64_t n = 1 << 20;
-    enum { NCASES = 4 };
+    enum { NCASES = 5 };
     const rabred_alg_t *algs[NCASES] = {&rabred_alg_allreduce_recursive_doubling,
                                         &rabred_alg_allreduce_recursive_doubling,
                                         &rabred_alg_allreduce_rabenseifner,
+                                        &rabred_alg_allreduce_rabenseifner,
                                         rabred_table_by_name(RABRED_COLL_ALLREDUCE, "linear")};
-    const int ps[NCASES] = {2, 4, 2, 2};
+    const int ps[NCASES] = {2, 4, 2, 4, 2};
     for (int overwrite = 0; overwrite < 2; overwrite++) {
         rabred_model_t m = RABRED_TEST_MODEL(0, 0, 0, 1.0, 1.0);
         double *term = overwrite ? &m.beta_overwrite : &m.beta_inv;
         *term = 1e-9;
-        const double want[NCASES] = {0, overwrite ? 0 : n * 1e-9, overwrite ? n / 2 * 1e-9 : 0,
-                                     0};
+        const double want[NCASES] = {0, overwrite ? 0 : n * 1e-9, 0,
+                                     overwrite ? n / 4 * 1e-9 : 0, 0};
         for (int k = 0; k < NCASES; k++) {
             rabred_price_call_t call = {ps[k], -1, 1, n, 0, 0};
             double extra = -1;

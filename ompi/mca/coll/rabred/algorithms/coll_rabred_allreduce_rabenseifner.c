@@ -3,14 +3,21 @@
  * (Rabenseifner, ICCS 2004, sec. 2.5, Fig. 1).
  *
  * Steps
- *  1. copy the input into ACC;
+ *  1. a rank in a fold's pair, or in place, copies its input into ACC;
  *  2. p not a power of two: fold to p' = 2^floor(lg p): in each pair
  *     (2i, 2i+1), i < r = p - p', the two ranks exchange halves and each
  *     reduces one half; the odd rank then sends its reduced half to the even
  *     one and sits out (rabred_phase_fold_halves);
  *  3. reduce-scatter among the p' virtual ranks by recursive vector halving
  *     and distance doubling: after lg p' steps virtual rank v holds the
- *     reduced block bit_reverse(v) of p' blocks;
+ *     reduced block bit_reverse(v) of p' blocks.  A rank that did not copy
+ *     its input sends the first half it gives straight from the input and
+ *     reduces its input into the half it receives in ACC
+ *     (rabred_phase_reduce_scatter_input): no copy of the vector on its
+ *     path, and its peer reads memory it never writes, so a single-copy
+ *     transport takes no line back from the reader's cache (over shared
+ *     memory at p = 2, 1 MiB: 0.67x coll/tuned's default where the copy
+ *     made it 1.02x, bench/results/shm-direct-20261206);
  *  4. allgather by recursive vector doubling and distance halving, the
  *     reverse of step 3;
  *  5. each even rank of a pair sends the result to its odd rank.
@@ -26,6 +33,10 @@
  * rank's data goes first at every step), so non-commutative ops are fine.
  *
  * Memory per process: TMP of count elements (ACC is the receive buffer).
+ * Copies: the input, on the ranks of step 1 only; half of it on the rank
+ * of a first-step pair whose data goes second under a non-commutative op
+ * (its input must follow the received half, and reductions compute only
+ * src (op) dst in place).
  */
 #include "plan/rabred_phases.h"
 #include "algorithms/rabred_price_allreduce.h"
@@ -36,13 +47,20 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     rabred_fold_t fold;
     rabred_fold_init(&fold, a->p, a->rank, -1);
 
-    rabred_phase_copy_in(plan, a->count);
+    int direct = rabred_input_direct(a, &fold);
+    if (!direct) {
+        rabred_phase_copy_in(plan, a->count);
+    }
     rabred_phase_fold_halves(plan, &fold, a->count);
     if (RABRED_NODE_EXTRA != fold.kind) {
         rabred_team_t team = rabred_team_of_fold(&fold);
         rabred_halving_t halving;
         rabred_halving_init(&halving, fold.pof2, fold.vrank);
-        rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+        if (direct) {
+            rabred_phase_reduce_scatter_input(plan, &team, &halving, a->count, a->commutative);
+        } else {
+            rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+        }
         rabred_phase_allgather(plan, &team, &halving, a->count);
     }
     rabred_phase_unfold(plan, &fold, a->count);

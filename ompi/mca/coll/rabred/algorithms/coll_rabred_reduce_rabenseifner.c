@@ -3,7 +3,10 @@
  * (Rabenseifner, ICCS 2004, sec. 2.5; MPICH patch of the MPICH reduce patch).
  *
  * Steps
- *  1. copy the input into ACC (ACC is a temporary on ranks other than root);
+ *  1. a rank in a fold's pair, or the root in place, copies its input into
+ *     ACC (a temporary on ranks other than the root); every other rank's
+ *     first halving step reads the input in place (see the allreduce
+ *     version);
  *  2. p not a power of two: fold to p' as for allreduce, except that a pair
  *     holding the root keeps the root (rabred_fold_init's `keep`): the
  *     other member sends its reduced half to the root.  Seed 003's three
@@ -34,7 +37,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     rabred_fold_t fold;
     rabred_fold_init(&fold, a->p, a->rank, a->root);
 
-    rabred_phase_copy_in(plan, a->count);
+    int direct = rabred_input_direct(a, &fold);
+    if (!direct) {
+        rabred_phase_copy_in(plan, a->count);
+    }
     rabred_phase_fold_halves(plan, &fold, a->count);
     if (RABRED_NODE_EXTRA == fold.kind) {
         return plan->error;
@@ -42,7 +48,11 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     rabred_team_t team = rabred_team_of_fold(&fold);
     rabred_halving_t halving;
     rabred_halving_init(&halving, fold.pof2, fold.vrank);
-    rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+    if (direct) {
+        rabred_phase_reduce_scatter_input(plan, &team, &halving, a->count, a->commutative);
+    } else {
+        rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+    }
     rabred_phase_gather(plan, &team, &halving, a->count, rabred_fold_vrank_of(&fold, a->root));
     return plan->error;
 }

@@ -91,10 +91,12 @@ int64_t rabred_team_length(const rabred_team_t *team, int64_t count, rabred_wind
     return rabred_window_length(count, team->grid, on_grid(team, w));
 }
 
-void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
-                                 const rabred_halving_t *h, int64_t count)
+/* Steps first..steps-1 of the halving: each sends the window it gives
+ * from ACC, receives the one it keeps into TMP and reduces it into ACC. */
+static void halving_steps(rabred_plan_t *plan, const rabred_team_t *team,
+                          const rabred_halving_t *h, int64_t count, int first)
 {
-    for (int s = 0; s < h->steps; s++) {
+    for (int s = first; s < h->steps; s++) {
         int peer_m = team->me ^ (1 << s);
         int peer = rabred_team_real(team, peer_m);
         int64_t keep_off = rabred_team_offset(team, count, h->after[s]);
@@ -106,6 +108,48 @@ void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len,
                            peer_m < team->me);
     }
+}
+
+void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
+                                 const rabred_halving_t *h, int64_t count)
+{
+    halving_steps(plan, team, h, count, 0);
+}
+
+int rabred_input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold)
+{
+    return !a->in_place && RABRED_NODE_BASE == fold->kind && fold->pof2 > 1;
+}
+
+/* The first step from INPUT.  The rank whose data goes first (or any rank
+ * when the op commutes: the executor then reduces in the cheaper order)
+ * receives its peer's half straight into ACC and reduces its own input
+ * into it; under a non-commutative op the other rank must put its own
+ * input behind the peer's, and ompi_op_reduce only computes src (op) dst
+ * in place, so it receives into TMP, copies its kept half of the input
+ * into ACC and reduces TMP into that: half the copy the start with a copy
+ * of the whole input pays. */
+void rabred_phase_reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t *team,
+                                       const rabred_halving_t *h, int64_t count,
+                                       int commutative)
+{
+    int peer_m = team->me ^ 1, mine_first = team->me < peer_m;
+    int peer = rabred_team_real(team, peer_m);
+    int64_t keep_off = rabred_team_offset(team, count, h->after[0]);
+    int64_t keep_len = rabred_team_length(team, count, h->after[0]);
+    rabred_plan_round(plan);
+    rabred_plan_send(plan, peer, RABRED_BUF_INPUT, rabred_team_offset(team, count, h->given[0]),
+                     rabred_team_length(team, count, h->given[0]));
+    if (mine_first || commutative) {
+        rabred_plan_recv(plan, peer, RABRED_BUF_ACC, keep_off, keep_len);
+        rabred_plan_reduce(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, keep_off, keep_len,
+                           mine_first);
+    } else {
+        rabred_plan_recv(plan, peer, RABRED_BUF_TMP, keep_off, keep_len);
+        rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, keep_off, keep_len);
+        rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len, 1);
+    }
+    halving_steps(plan, team, h, count, 1);
 }
 
 void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,

@@ -58,6 +58,21 @@ int64_t rabred_team_length(const rabred_team_t *team, int64_t count, rabred_wind
 void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
                                  const rabred_halving_t *h, int64_t count);
 
+/* The same, its first step reading INPUT in place, for a rank that has
+ * not copied its input into ACC (rabred_input_direct): it sends the half
+ * it gives from INPUT and reduces its own input into the half it keeps,
+ * so no copy of the input comes first, and what the peer reads (INPUT)
+ * is never written (single-copy transports: no line is taken back from
+ * the reader's cache).  The team's first step must be at distance 1. */
+void rabred_phase_reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t *team,
+                                       const rabred_halving_t *h, int64_t count,
+                                       int commutative);
+
+/* May this rank start the halving from INPUT (no copy first)?  Not in
+ * place (INPUT is ACC), not in a fold's pair (its ACC holds the pair's
+ * half), and a team of two or more. */
+int rabred_input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold);
+
 /* Allgather by recursive vector doubling and distance halving, the exact
  * reverse of the reduce-scatter: lg s alpha + (1 - 1/s) n beta. */
 void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,
