@@ -6,12 +6,15 @@
  * Fagg & Dongarra 2000, the allreduce survey).
  *
  * Steps
- *  1. copy the input into ACC;
+ *  1. in place only: copy the input into ACC;
  *  2. reduce-scatter on the ring over p blocks, each block cut into S
  *     balanced segments: for step i = 0 .. p-2 and segment s = 0 .. S-1 one
- *     round sends segment s of block rank-i-1 (partial sum) to rank+1,
- *     receives segment s of block rank-i-2 from rank-1 into TMP and reduces
- *     it into ACC.  Rank r ends with block r;
+ *     round sends segment s of block rank-i-1 (partial sum; at step 0 the
+ *     input as it is) to rank+1, receives segment s of block rank-i-2 from
+ *     rank-1 into ACC and reduces the rank's own input of it into that
+ *     (in place: into TMP, reduced into ACC).  Rank r ends with block r.
+ *     No copy of the vector comes first, and what the right neighbour
+ *     reads at step 0 is memory the rank never writes;
  *  3. allgather on the ring, unsegmented (rabred_phase_ring_allgather): it
  *     has no reductions to hide, so segments would only add messages.
  *
@@ -19,7 +22,9 @@
  * coll_rabred_allreduce_pairwise_ring.c: both pipeline the same way (consecutive
  * rounds touch different segments; a segment reduced in round (i, s) is sent
  * S rounds later, in round (i+1, s)), and the simulator gives them identical
- * times, also with arrival skew.  The neighbour ring talks only to rank+-1 in
+ * times, also with arrival skew, but for one reduction the pairwise
+ * exchange hides when it starts from the input (its second step touches
+ * nothing the first one reduces).  The neighbour ring talks only to rank+-1 in
  * both phases: with consecutive ranks on a node, one stream per node crosses
  * the network, where the pairwise exchange sends nearly every block off the
  * node (ppn times the NIC traffic) and needs connections to all p-1 peers.
@@ -49,7 +54,8 @@
  * 0, ..., b: rank order only for b = p-1).  Every block is reduced on one
  * rank only and then copied, so all ranks get the same bits.
  *
- * Memory per process: TMP of count elements ((1 - 1/p) of it is used).
+ * Memory per process: TMP of count elements ((1 - 1/p) of it is used),
+ * only in place.
  */
 #include "plan/rabred_phases.h"
 #include "algorithms/rabred_table.h"
@@ -83,18 +89,28 @@ static void segment(int64_t count, int p, int b, int nseg, int s, int64_t *off, 
 /* Step 2: the neighbour-ring reduce-scatter, one round per (step, segment).
  * At step i rank r forwards its partial sum of block r-i-1 (its own input at
  * step 0) to r+1 and adds the partial sum of block r-i-2 coming from r-1;
- * after p-1 steps block r holds all p contributions (r+1, ..., r-1, r). */
-static void ring_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count, int nseg)
+ * after p-1 steps block r holds all p contributions (r+1, ..., r-1, r).
+ * direct: the input was not copied into ACC, so step 0 sends it as it is
+ * and each partial is received into ACC, where the rank's own input block
+ * is reduced into it (each block arrives once, and the op commutes). */
+static void ring_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count, int nseg,
+                                int direct)
 {
     int right = (rank + 1) % p, left = (rank - 1 + p) % p;
     for (int i = 0; i + 1 < p; i++) {
         int out = ((rank - i - 1) % p + p) % p, in = ((rank - i - 2) % p + p) % p;
+        rabred_buf_t from = direct && 0 == i ? RABRED_BUF_INPUT : RABRED_BUF_ACC;
         for (int s = 0; s < nseg; s++) {
             int64_t out_off, out_len, in_off, in_len;
             segment(count, p, out, nseg, s, &out_off, &out_len);
             segment(count, p, in, nseg, s, &in_off, &in_len);
             rabred_plan_round(plan);
-            rabred_plan_send(plan, right, RABRED_BUF_ACC, out_off, out_len);
+            rabred_plan_send(plan, right, from, out_off, out_len);
+            if (direct) {
+                rabred_plan_recv(plan, left, RABRED_BUF_ACC, in_off, in_len);
+                rabred_plan_reduce(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, in_off, in_len, 0);
+                continue;
+            }
             rabred_plan_recv(plan, left, RABRED_BUF_TMP, in_off, in_len);
             /* the left partial covers the lower ranks of the ring: it goes first */
             rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, in_off, in_len, 1);
@@ -102,10 +118,17 @@ static void ring_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t co
     }
 }
 
+/* The plans read the input in place unless it is ACC (MPI_IN_PLACE) or
+ * p = 1 (nothing to receive into ACC).  The ring is for commutative ops
+ * only: a plan built for another op keeps the copy, whose reductions keep
+ * the stated order. */
 static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
-    rabred_phase_copy_in(plan, a->count);
-    ring_reduce_scatter(plan, a->p, a->rank, a->count, segments_per_block(a));
+    int direct = !a->in_place && a->p > 1 && a->commutative;
+    if (!direct) {
+        rabred_phase_copy_in(plan, a->count);
+    }
+    ring_reduce_scatter(plan, a->p, a->rank, a->count, segments_per_block(a), direct);
     rabred_phase_ring_allgather(plan, a->p, a->rank, a->count);
     return plan->error;
 }

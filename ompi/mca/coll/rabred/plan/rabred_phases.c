@@ -185,18 +185,39 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
     }
 }
 
-void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
+/* The pairwise reduce-scatter; `from_input`: ACC holds nothing yet, so
+ * every block goes out of INPUT (the blocks sent are never reduced) and
+ * the first one received lands in ACC, the rank's own block reduced into
+ * it. */
+static void pairwise_steps(rabred_plan_t *plan, int p, int rank, int64_t count, int from_input)
 {
     int64_t mine_off = rabred_block_offset(count, p, rank);
     int64_t mine_len = rabred_block_length(count, p, rank);
+    rabred_buf_t out = from_input ? RABRED_BUF_INPUT : RABRED_BUF_ACC;
     for (int i = 1; i < p; i++) {
         int to = (rank + i) % p, from = (rank - i + p) % p;
         rabred_plan_round(plan);
-        rabred_plan_send(plan, to, RABRED_BUF_ACC, rabred_block_offset(count, p, to),
+        rabred_plan_send(plan, to, out, rabred_block_offset(count, p, to),
                          rabred_block_length(count, p, to));
+        if (from_input && 1 == i) {
+            rabred_plan_recv(plan, from, RABRED_BUF_ACC, mine_off, mine_len);
+            rabred_plan_reduce(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, mine_off, mine_len, 0);
+            continue;
+        }
         rabred_plan_recv(plan, from, RABRED_BUF_TMP, mine_off, mine_len);
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, mine_off, mine_len, 1);
     }
+}
+
+void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    pairwise_steps(plan, p, rank, count, 0);
+}
+
+void rabred_phase_pairwise_reduce_scatter_input(rabred_plan_t *plan, int p, int rank,
+                                                int64_t count)
+{
+    pairwise_steps(plan, p, rank, count, 1);
 }
 
 void rabred_phase_ordered_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)

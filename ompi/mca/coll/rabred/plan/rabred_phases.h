@@ -89,6 +89,14 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
  * (p-1) alpha + (1 - 1/p) n (beta + gamma).  Not in rank order. */
 void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
 
+/* The same for a rank that has not copied its input into ACC (commutative
+ * ops, not in place, p > 1): the blocks it sends go out of INPUT, which
+ * it never writes, and its first partner's block is received into ACC
+ * and its own input reduced into it, so no copy of the vector comes
+ * first.  ACC holds only the rank's block afterwards. */
+void rabred_phase_pairwise_reduce_scatter_input(rabred_plan_t *plan, int p, int rank,
+                                                int64_t count);
+
 /* Reduce-scatter in rank order over p blocks, for non-commutative ops:
  * rank k combines block k as x_0 op x_1 op ... op x_{p-1}, receiving the
  * lower ranks' blocks from k-1 down to 0 (each in front), then the higher
