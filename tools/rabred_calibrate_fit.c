@@ -48,10 +48,17 @@ static double excess(const double *t, const double *x, int i, double big_slope)
     return t[i + 1] - t[i] - big_slope * (x[i + 1] - x[i]);
 }
 
-/* The protocol switch: the first step where the one-way and the exchange
+/* The protocol switch: of the steps where the one-way and the exchange
  * times both grow beyond their bytes by a one-way latency or more (a
  * handshake costs a round trip's order; it shows in both series, where a
- * slow mode of one does not) and by 2 % of their time.  The handshakes cost what the
+ * slow mode of one does not) and by 2 % of their time, the one that grows
+ * most.  Not the first: below the limit eager messages move at their own,
+ * slower speed, so a step there can pass both tests (over shared memory
+ * 1 -> 2 KiB grew 0.47 us beyond the large messages' speed, against
+ * 2.1 us at the real switch, 2 -> 4 KiB; taking the first put the limit
+ * at 1 KiB, priced the handshake at 1.4 us instead of 2.5-3.0, and auto
+ * ran recursive doubling at 4 KiB, 1.38x the best,
+ * bench/results/shm-direct-20261206/final/2-stale).  The handshakes cost what the
  * first size above the limit takes beyond latency and bytes: the
  * exchange's in a round that sends and receives (two crossing: on shared
  * memory about 3x one), the one-way's in a round that only sends or
@@ -68,15 +75,17 @@ static void find_switch(const rabred_cal_link_t *m, double slope_oneway, double 
                         double alpha, double alpha_uni, rabred_link_units_t *out)
 {
     int at = -1;
-    for (int i = 0; i + 1 < m->n && m->bytes[i] <= RABRED_CAL_MAX_EAGER && at < 0; i++) {
+    double most = 0;
+    for (int i = 0; i + 1 < m->n && m->bytes[i] <= RABRED_CAL_MAX_EAGER; i++) {
         if (m->bytes[i] < RABRED_CAL_MIN_EAGER) {
             continue;
         }
         double e1 = excess(m->oneway, m->bytes, i, slope_oneway);
         double e2 = excess(m->exchange, m->bytes, i, slope_exchange);
         if (e1 > 0.02 * m->oneway[i + 1] && e2 > 0.02 * m->exchange[i + 1] &&
-            e1 > alpha_uni && e2 > alpha_uni) {
+            e1 > alpha_uni && e2 > alpha_uni && e1 + e2 > most) {
             at = i;
+            most = e1 + e2;
         }
     }
     if (at >= 0) {

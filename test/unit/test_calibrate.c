@@ -116,6 +116,40 @@ static void test_synthetic(void)
           "the cache's step taken for the eager limit: %g", got.eager_bytes);
 }
 
+/* A calibration over shared memory whose eager messages move slowly
+ * enough (1.2 GB/s) that the 1 -> 2 KiB step also passes the switch's
+ * tests (bench/results/shm-direct-20261206/final/2-stale, us): the switch is the
+ * step that grows most, 2 -> 4 KiB, and the handshake what 4 KiB takes
+ * beyond latency and bytes (3.9 us; taking the first step gave 1 KiB and
+ * 1.4 us). */
+static void test_recorded_switch(void)
+{
+    static const double t[][4] = {
+        {8, 0.434, 0.644, 0.644},         {16, 0.480, 0.589, 0.589},
+        {32, 0.506, 0.591, 0.591},        {64, 0.590, 0.641, 0.641},
+        {128, 0.607, 0.686, 0.686},       {256, 0.674, 0.737, 0.737},
+        {512, 0.918, 1.317, 1.317},       {1024, 1.123, 1.476, 1.476},
+        {2048, 1.705, 2.302, 2.302},      {4096, 3.994, 5.068, 5.068},
+        {8192, 4.757, 5.984, 6.721},      {16384, 6.157, 5.824, 7.961},
+        {32768, 8.650, 7.811, 11.424},    {65536, 13.679, 12.063, 17.784},
+        {131072, 20.582, 20.603, 24.585}, {262144, 36.699, 33.797, 43.139},
+        {524288, 70.903, 64.201, 84.780}, {1048576, 149.556, 147.767, 182.264},
+        {2097152, 290.775, 255.674, 321.837}, {4194304, 538.496, 507.251, 513.844}};
+    rabred_cal_link_t m;
+    memset(&m, 0, sizeof(m));
+    for (m.n = 0; m.n < NELEMS(t); m.n++) {
+        m.bytes[m.n] = t[m.n][0];
+        m.oneway[m.n] = 1e-6 * t[m.n][1];
+        m.exchange[m.n] = 1e-6 * t[m.n][2];
+        m.repeated[m.n] = 1e-6 * t[m.n][3];
+    }
+    rabred_link_units_t got = rabred_default_intra;
+    CHECK(0 == rabred_cal_fit_link(&m, &got) && 2048 == got.eager_bytes &&
+              close_to(got.rndv_us, 3.93, 0.01),
+          "recorded switch: eager %g B (want 2048), handshake %g us (want 3.93)",
+          got.eager_bytes, got.rndv_us);
+}
+
 static void test_refused(void)
 {
     rabred_link_units_t ib = {.alpha_us = 2, .mbs = 12000, .oneway_alpha = 0.8,
@@ -413,6 +447,7 @@ static void test_sends_first(void)
 int main(void)
 {
     test_synthetic();
+    test_recorded_switch();
     test_sends_first();
     test_refused();
     test_round_terms();
