@@ -52,13 +52,17 @@ static double excess(const double *t, const double *x, int i, double big_slope)
  * times both grow beyond their bytes by a one-way latency or more (a
  * handshake costs a round trip's order; it shows in both series, where a
  * slow mode of one does not) and by 2 % of their time, the one that grows
- * most.  Not the first: below the limit eager messages move at their own,
- * slower speed, so a step there can pass both tests (over shared memory
- * 1 -> 2 KiB grew 0.47 us beyond the large messages' speed, against
- * 2.1 us at the real switch, 2 -> 4 KiB; taking the first put the limit
- * at 1 KiB, priced the handshake at 1.4 us instead of 2.5-3.0, and auto
- * ran recursive doubling at 4 KiB, 1.38x the best,
- * bench/results/shm-direct-20261206/final/2-stale).  The handshakes cost what the
+ * most against its time (the two series' shares added): a handshake is a
+ * fixed cost, so where it starts it is a large share of a small time.
+ * Not the first step that passes: below the limit eager messages move at
+ * their own, slower speed, so a step there can pass both tests (over
+ * shared memory 1 -> 2 KiB grew 0.47 us beyond the large messages'
+ * speed, 28 % of its time, against 2.1 us, 52 %, at the real switch,
+ * 2 -> 4 KiB; taking the first put the limit at 1 KiB, priced the
+ * handshake at 1.4 us instead of 2.5-3.9, and auto ran recursive doubling
+ * at 4 KiB, 1.38x the best, bench/results/shm-direct-20261206/final/2-stale).
+ * Nor the largest in microseconds: a slow mode at 16 -> 32 KiB grows more
+ * (3.9 us, 19 %; shm-direct-20261206/fit/1-stale).  The handshakes cost what the
  * first size above the limit takes beyond latency and bytes: the
  * exchange's in a round that sends and receives (two crossing: on shared
  * memory about 3x one), the one-way's in a round that only sends or
@@ -83,9 +87,12 @@ static void find_switch(const rabred_cal_link_t *m, double slope_oneway, double 
         double e1 = excess(m->oneway, m->bytes, i, slope_oneway);
         double e2 = excess(m->exchange, m->bytes, i, slope_exchange);
         if (e1 > 0.02 * m->oneway[i + 1] && e2 > 0.02 * m->exchange[i + 1] &&
-            e1 > alpha_uni && e2 > alpha_uni && e1 + e2 > most) {
-            at = i;
-            most = e1 + e2;
+            e1 > alpha_uni && e2 > alpha_uni) {
+            double share = e1 / m->oneway[i + 1] + e2 / m->exchange[i + 1];
+            if (share > most) {
+                at = i;
+                most = share;
+            }
         }
     }
     if (at >= 0) {
