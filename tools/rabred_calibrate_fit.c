@@ -60,13 +60,14 @@ static double excess(const double *t, const double *x, int i, double big_slope)
  * speed, 28 % of its time, against 2.1 us, 52 %, at the real switch,
  * 2 -> 4 KiB; taking the first put the limit at 1 KiB, priced the
  * handshake at 1.4 us instead of 2.5-3.9, and auto ran recursive doubling
- * at 4 KiB, 1.38x the best, bench/results/shm-direct-20261206/final/2-stale).
+ * at 4 KiB, 1.38x the best,
+ * bench/results/shm-direct-20261206/switch-first/2-stale).
  * Nor the largest in microseconds: a slow mode at 16 -> 32 KiB grows more
- * (3.9 us, 19 %; shm-direct-20261206/fit/1-stale).  The handshakes cost what the
- * first size above the limit takes beyond latency and bytes: the
- * exchange's in a round that sends and receives (two crossing: on shared
- * memory about 3x one), the one-way's in a round that only sends or
- * receives. */
+ * (3.9 us, 19 %; shm-direct-20261206/switch-largest/1-stale).
+ * The handshakes cost what the first size above the limit takes beyond
+ * latency and bytes: the exchange's in a round that sends and receives
+ * (two crossing: on shared memory about 3x one), the one-way's in a round
+ * that only sends or receives. */
 /* A series' time at size i beyond latency + bytes at the large sizes'
  * speed (>= 0). */
 static double beyond(const double *t, const double *x, int i, double lat, double per_byte)

@@ -117,13 +117,14 @@ static void test_synthetic(void)
 }
 
 /* Calibrations over shared memory (us; bench/results/shm-direct-20261206):
- * in final/2-stale eager messages move slowly enough (1.2 GB/s) that the
- * 1 -> 2 KiB step also passes the switch's tests; in fit/1-stale and
- * fit/2-stale a slow mode at 16 -> 32 and 32 -> 64 KiB grows more
- * microseconds than the switch.  The switch is 2 -> 4 KiB in all three,
- * and the handshake what 4 KiB takes beyond latency and bytes (taking
- * the first step that passes gave 1 KiB and 1.4 us in the first; the
- * largest in microseconds, 16 and 32 KiB and 6-8 us in the others). */
+ * in switch-first/2-stale eager messages move slowly enough (1.2 GB/s)
+ * that the 1 -> 2 KiB step also passes the switch's tests; in
+ * switch-largest/1-stale and 2-stale a slow mode at 16 -> 32 and
+ * 32 -> 64 KiB grows more microseconds than the switch.  The switch is
+ * 2 -> 4 KiB in all three, and the handshake what 4 KiB takes beyond
+ * latency and bytes (taking the first step that passes gave 1 KiB and
+ * 1.4 us in the first; the largest in microseconds 16 and 32 KiB and
+ * 6-8 us in the others). */
 typedef struct {
     double t[20][4]; /* bytes, one-way, exchange, back to back */
     double rndv_us;
