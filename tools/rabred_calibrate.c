@@ -858,7 +858,7 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->oneway_alpha);
     fprintf(f, "| `coll_rabred_%s_oneway_beta` | %.3g | | one-way slope / exchange slope |\n",
             l->name, u->oneway_beta);
-    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | largest step in the one-way time |\n",
+    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | the size before the step that grows most against its time, one-way and exchange |\n",
             l->name, u->eager_bytes);
     fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes, exchange |\n",
             l->name, u->rndv_us);
