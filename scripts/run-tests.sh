@@ -219,7 +219,10 @@ else
     fail nodes-map-followed "$logs/nodes-block2-np5.log"
 fi
 # A temporary that cannot be allocated gives an error, not a crash or hang.
-run_mpi errors-rabenseifner-np3 3 test/mpi/test_mpi_errors \
+# Rabenseifner at p = 4: every rank receives into its temporary from the
+# second halving step on (at p = 3 the rank outside the fold's pair starts
+# from its input and needs none, so it would read the fake buffer).
+run_mpi errors-rabenseifner-np4 4 test/mpi/test_mpi_errors \
     --mca coll_rabred_allreduce_algorithm rabenseifner
 run_mpi errors-ring-np4 4 test/mpi/test_mpi_errors --mca coll_rabred_allreduce_algorithm ring
 # A negative count with Open MPI's argument checks off: rabred answers
@@ -235,7 +238,7 @@ run_mpi errors-truncate-np3 3 test/mpi/test_mpi_errors --truncate \
 run_mpi errors-truncate-reduce-np2 2 test/mpi/test_mpi_errors --truncate --reduce \
     --mca coll_rabred_reduce_algorithm binomial
 # The same two errors from MPI_Iallreduce: the request completes with them.
-run_mpi errors-nonblocking-np3 3 test/mpi/test_mpi_errors --nonblocking \
+run_mpi errors-nonblocking-np4 4 test/mpi/test_mpi_errors --nonblocking \
     --mca coll_rabred_allreduce_algorithm rabenseifner
 run_mpi errors-truncate-nonblocking-np3 3 test/mpi/test_mpi_errors --truncate --nonblocking \
     --mca coll_rabred_allreduce_algorithm recursive_doubling

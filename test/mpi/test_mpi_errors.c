@@ -6,9 +6,10 @@
  * 2^60 bytes: the temporary buffer cannot be allocated, so MPI_Allreduce
  * must return MPI_ERR_NO_MEM (the buffers are never touched: rabred allocates
  * before it copies or sends).  Every rank fails the same way, so nobody
- * waits for a peer.  Run with p >= 2 and an algorithm for which every rank
- * needs a temporary (rabenseifner, ring): with others some ranks need none
- * and would, as MPI allows, read the (here fake) buffers.
+ * waits for a peer.  Run with an algorithm and p for which every rank
+ * needs a temporary (rabenseifner at p = 4, the ring at p = 4): with
+ * others some ranks need none and would, as MPI allows, read the (here
+ * fake) buffers.
  *
  * --truncate: an error inside a round.  Ranks 0 and 1 call MPI_Allreduce
  * with counts 15 and 16 (an erroneous program), so rank 0's receive is

@@ -58,12 +58,6 @@ static rabred_sim_result_t run(const char *name, int p, int64_t count, const rab
     return res;
 }
 
-/* "The ring" these tests compare with is Proficz's plain ring: rabred's
- * pairwise ring run in place (in_place 1), from a copy of the input.  From
- * the input itself its second step's transfer runs during the first
- * step's reduction, which the paper's ring and the pre-reduced ring's
- * chains do not do. */
-
 /* The figures' model: one element per segment, tau = beta = 1. */
 static rabred_sim_model_t tau_model(void)
 {
@@ -126,7 +120,7 @@ static void test_figure_8(void)
     rabred_sim_model_t m = tau_model();
     double late[4] = {2, 0, 0, 0};
     rabred_arrival_t arr = {late, m.alpha, m.beta, m.gamma};
-    rabred_sim_result_t ring = run("pairwise_ring", 4, 4, &m, late, NULL, 1, 0);
+    rabred_sim_result_t ring = run("pairwise_ring", 4, 4, &m, late, NULL, 0, 0);
     rabred_sim_result_t plain = run("prereduced_ring", 4, 4, &m, late, NULL, 0, 0);
     rabred_sim_result_t prr = run("prereduced_ring", 4, 4, &m, late, &arr, 0, 0);
     CHECK(8.0 == ring.time && 7.5 == ring.avg_elapsed, "Fig. 8a ring: %g tau (mean %g), want 8 (7.5)",
@@ -200,7 +194,7 @@ static void sweep_one(int seed, gains_t *g)
     double off[MAX_P];
     make_pattern(kind, p, tau, tau * 3 * p * uniform(), off);
     rabred_arrival_t arr = {off, m.alpha, m.beta, m.gamma};
-    rabred_sim_result_t ring = run("pairwise_ring", p, count, &m, off, NULL, 1, 1);
+    rabred_sim_result_t ring = run("pairwise_ring", p, count, &m, off, NULL, 0, 1);
     rabred_sim_result_t prr = run("prereduced_ring", p, count, &m, off, &arr, seed & 1, 0);
     run("prereduced_ring", p, count, &m, off, &arr, !(seed & 1), 0);
     rabred_sim_result_t slt = run("sorted_linear_tree", p, count, &m, off, &arr, seed & 1, 0);
@@ -240,7 +234,7 @@ static void test_random_patterns(void)
     for (int i = 0; i < 4; i++) {
         make_pattern(ONE_LATE, big[i], 1e-5, 1e-3, off);
         rabred_arrival_t arr = {off, m.alpha, m.beta, m.gamma};
-        rabred_sim_result_t ring = run("pairwise_ring", big[i], 100003, &m, off, NULL, 1, 1);
+        rabred_sim_result_t ring = run("pairwise_ring", big[i], 100003, &m, off, NULL, 0, 1);
         rabred_sim_result_t prr = run("prereduced_ring", big[i], 100003, &m, off, &arr, i & 1, 0);
         run("sorted_linear_tree", big[i], 100003, &m, off, &arr, i & 1, 0);
         run("prereduced_scatter", big[i], 100003, &m, off, &arr, i & 1, 0);
@@ -269,7 +263,7 @@ static void test_scatter_bound(void)
             double D = i ? 0.1 : 0.05, off[8] = {0};
             off[i] = D; /* rank 0, then rank 1: the late rank is not always the first */
             rabred_arrival_t arr = {off, m.alpha, m.beta, m.gamma};
-            double ring = run("pairwise_ring", p, n, &m, off, NULL, 1, 1).avg_elapsed;
+            double ring = run("pairwise_ring", p, n, &m, off, NULL, 0, 1).avg_elapsed;
             double prr = run("prereduced_ring", p, n, &m, off, &arr, 0, 1).avg_elapsed;
             double prs = run("prereduced_scatter", p, n, &m, off, &arr, i, 0).avg_elapsed;
             double q = p - 1, rs = (q - 1) * m.alpha + (1 - 1 / q) * n * (m.beta + m.gamma);
@@ -384,7 +378,7 @@ static void test_balanced_is_plain(void)
         for (int p = 2; p <= BALANCED_MAX_P; p++) {
             int64_t counts[] = {0, 1, p - 1, p, 2 * (int64_t)p + 1, 1 << 20};
             for (int c = 0; c < 6; c++) {
-                rabred_sim_result_t ring = run("pairwise_ring", p, counts[c], &m, NULL, NULL, 1, 1);
+                rabred_sim_result_t ring = run("pairwise_ring", p, counts[c], &m, NULL, NULL, 0, 1);
                 rabred_sim_result_t prr = run("prereduced_ring", p, counts[c], &m, NULL, NULL, 0, 1);
                 /* the times are the same sums in another order: equal to the
                  * last bit at the end, the mean of p of them to rounding */
@@ -392,7 +386,7 @@ static void test_balanced_is_plain(void)
                           fabs(ring.avg_elapsed - prr.avg_elapsed) <= 1e-12 * ring.avg_elapsed,
                       "p=%d count=%lld: prereduced_ring without offsets %g, ring %g", p,
                       (long long)counts[c], prr.time, ring.time);
-                rabred_sim_result_t ring_eq = run("pairwise_ring", p, counts[c], &m, equal, NULL, 1, 1);
+                rabred_sim_result_t ring_eq = run("pairwise_ring", p, counts[c], &m, equal, NULL, 0, 1);
                 rabred_sim_result_t prr_eq = run("prereduced_ring", p, counts[c], &m, equal, &arr, 0, 1);
                 CHECK(ring_eq.time == prr_eq.time, "p=%d count=%lld: equal offsets %g, ring %g", p,
                       (long long)counts[c], prr_eq.time, ring_eq.time);

@@ -22,9 +22,7 @@
  * coll_rabred_allreduce_pairwise_ring.c: both pipeline the same way (consecutive
  * rounds touch different segments; a segment reduced in round (i, s) is sent
  * S rounds later, in round (i+1, s)), and the simulator gives them identical
- * times, also with arrival skew, but for one reduction the pairwise
- * exchange hides when it starts from the input (its second step touches
- * nothing the first one reduces).  The neighbour ring talks only to rank+-1 in
+ * times, also with arrival skew.  The neighbour ring talks only to rank+-1 in
  * both phases: with consecutive ranks on a node, one stream per node crosses
  * the network, where the pairwise exchange sends nearly every block off the
  * node (ppn times the NIC traffic) and needs connections to all p-1 peers.

@@ -11,10 +11,7 @@
  *     appended in rank order);
  *  2. the node's first L ranks reduce-scatter the vector over L blocks,
  *     inside the node (pairwise exchange; in rank order for
- *     non-commutative ops): local rank i holds block i of its node.  On a
- *     node without step 1, commutative and not in place, the exchange
- *     starts from the input as it is, with no copy of the vector first
- *     (rabred_phase_pairwise_reduce_scatter_input);
+ *     non-commutative ops): local rank i holds block i of its node;
  *  3. lane i (local rank i of every node) allreduces block i across the N
  *     nodes with a flat algorithm run over the lane
  *     (pairwise_ring for commutative ops, rabenseifner otherwise): all L

@@ -2,18 +2,14 @@
  * allreduce: pairwise_ring (Rabenseifner, ICCS 2004, sec. 2.7, "ring"; Thakur & Gropp).
  *
  * Steps
- *  1. in place only: copy the input into ACC;
+ *  1. copy the input into ACC;
  *  2. reduce-scatter by pairwise exchange over p blocks: at step i the rank
- *     sends block rank+i of its input to rank+i and reduces block rank
- *     received from rank-i (rabred_phase_pairwise_reduce_scatter_input:
- *     the first one received into ACC and the rank's own input reduced
- *     into it, so no copy of the vector comes first);
+ *     sends block rank+i to rank+i and reduces block rank received from
+ *     rank-i (rabred_phase_pairwise_reduce_scatter);
  *  3. allgather on the ring: p-1 steps passing blocks to rank+1.
  *
  * Cost: 2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma, for any p
  * (no fold): bandwidth-optimal for every p, but latency grows with p.
- * From the input, the second step's transfer runs during the first
- * step's reduction (rabred_price_pairwise_reduce_scatter_input).
  *
  * Limitations: commutative ops only (a block gathers contributions in the
  * order rank-1, rank-2, ...).  Every block is reduced on one rank only and
@@ -26,12 +22,8 @@
 
 static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
-    if (!a->in_place && a->p > 1 && a->commutative) { /* no copy of the input first */
-        rabred_phase_pairwise_reduce_scatter_input(plan, a->p, a->rank, a->count);
-    } else {
-        rabred_phase_copy_in(plan, a->count);
-        rabred_phase_pairwise_reduce_scatter(plan, a->p, a->rank, a->count);
-    }
+    rabred_phase_copy_in(plan, a->count);
+    rabred_phase_pairwise_reduce_scatter(plan, a->p, a->rank, a->count);
     rabred_phase_ring_allgather(plan, a->p, a->rank, a->count);
     return plan->error;
 }
@@ -44,7 +36,7 @@ static double price(const rabred_price_call_t *c, const rabred_model_t *m)
     if (0 == c->bytes) {
         return 0; /* the plans drop empty messages */
     }
-    return rabred_price_pairwise_reduce_scatter_input(m, c->p, n) +
+    return rabred_price_pairwise_reduce_scatter(m, c->p, n) +
            (c->p - 1) * rabred_price_neighbour(m, c->p, n / c->p);
 }
 

@@ -156,7 +156,8 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
         }
     }
     if (RABRED_OK == rc) {
-        rabred_phase_segment_chains(plan, p, ring, a->rank, start, a->count);
+        rabred_phase_segment_chains(plan, p, ring, a->rank, start, a->count,
+                                    !a->in_place && a->commutative);
     }
     free(ring);
     return RABRED_OK != rc ? rc : plan->error;

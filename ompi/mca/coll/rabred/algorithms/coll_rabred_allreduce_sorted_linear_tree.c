@@ -56,7 +56,8 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     for (int j = 0; j < a->p; j++) {
         start[j] = 0; /* every segment starts at the earliest rank */
     }
-    rabred_phase_segment_chains(plan, a->p, ring, a->rank, start, a->count);
+    rabred_phase_segment_chains(plan, a->p, ring, a->rank, start, a->count,
+                                    !a->in_place && a->commutative);
     free(ring);
     return plan->error;
 }

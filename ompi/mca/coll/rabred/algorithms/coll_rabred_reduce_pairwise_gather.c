@@ -2,10 +2,8 @@
  * reduce: pairwise_gather (Rabenseifner, ICCS 2004, sec. 2.7, "ring").
  *
  * Steps
- *  1. the root in place only: copy the input into ACC;
- *  2. reduce-scatter by pairwise exchange over p blocks, as for allreduce,
- *     the blocks sent out of the input as it is
- *     (rabred_phase_pairwise_reduce_scatter_input);
+ *  1. copy the input into ACC (a temporary except at the root);
+ *  2. reduce-scatter by pairwise exchange over p blocks, as for allreduce;
  *  3. every rank sends its reduced block straight to the root, which
  *     receives them all in one round into place.
  *
@@ -25,12 +23,8 @@
 static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
 {
     int p = a->p;
-    if (!a->in_place && p > 1 && a->commutative) { /* no copy of the input first */
-        rabred_phase_pairwise_reduce_scatter_input(plan, p, a->rank, a->count);
-    } else {
-        rabred_phase_copy_in(plan, a->count);
-        rabred_phase_pairwise_reduce_scatter(plan, p, a->rank, a->count);
-    }
+    rabred_phase_copy_in(plan, a->count);
+    rabred_phase_pairwise_reduce_scatter(plan, p, a->rank, a->count);
     rabred_plan_round(plan);
     if (a->rank != a->root) {
         rabred_plan_send(plan, a->root, RABRED_BUF_ACC, rabred_block_offset(a->count, p, a->rank),
@@ -75,7 +69,7 @@ static double price(const rabred_price_call_t *c, const rabred_model_t *m)
     if (0 == c->bytes) {
         return 0; /* the plans drop empty messages */
     }
-    return rabred_price_pairwise_reduce_scatter_input(m, p, n) +
+    return rabred_price_pairwise_reduce_scatter(m, p, n) +
            (senders_sum(m, p, x) + (double)(p - 1) * x) / p;
 }
 

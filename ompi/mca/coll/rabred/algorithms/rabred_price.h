@@ -159,23 +159,4 @@ static inline double rabred_price_pairwise_reduce_scatter(const rabred_model_t *
     return t;
 }
 
-/* The same from the input (rabred_phase_pairwise_reduce_scatter_input):
- * the second step sends from the input and receives into TMP, neither
- * touched by the first step's reduction (into ACC), so it is posted as the
- * first step's messages complete and its transfer runs during that
- * reduction; its own reduction waits for both.  Later steps receive into
- * TMP, which the reduction before them reads, and do not overlap. */
-static inline double rabred_price_pairwise_reduce_scatter_input(const rabred_model_t *m, int p,
-                                                                double n)
-{
-    if (p < 3) {
-        return rabred_price_pairwise_reduce_scatter(m, p, n);
-    }
-    double block = n / p, r = block * m->gamma;
-    double second = 4 == p ? rabred_price_exchange(m, block)
-                           : rabred_price_neighbour(m, p, block); /* k = p/2 of p = 4 */
-    return rabred_price_pairwise_reduce_scatter(m, p, n) - second - r +
-           (second > r ? second : r);
-}
-
 #endif /* RABRED_PRICE_H */

@@ -411,26 +411,13 @@ static void fold_extras(rabred_plan_t *plan, const rabred_node_layout_t *l,
     }
 }
 
-/* May a lane rank start from its input as it is (no copy into ACC)?  When
- * no extra hands it a vector (ACC would hold their sum), the op commutes
- * (the pairwise reduce-scatter; the ordered one keeps the copy), the call
- * is not in place and the node has two lanes or more. */
-static int lanes_from_input(const rabred_node_layout_t *l, const rabred_plan_args_t *a)
-{
-    return l->nlocal == l->lanes && l->lanes > 1 && a->commutative && !a->in_place;
-}
-
-/* Steps 2-4 for one of the node's first L ranks; ACC holds its input, or
- * (from_input) nothing yet. */
+/* Steps 2-4 for one of the node's first L ranks; ACC holds its input. */
 static int lanes(rabred_plan_t *plan, const rabred_node_layout_t *l, const rabred_plan_args_t *a,
-                 rabred_plan_builder_fn across, int from_input)
+                 rabred_plan_builder_fn across)
 {
-    rabred_plan_view_t node = {l->members, 0, !from_input};
+    rabred_plan_view_t node = {l->members, 0, 1};
     rabred_plan_view(plan, &node);
-    if (from_input) {
-        rabred_phase_pairwise_reduce_scatter_input(plan, l->lanes, l->local, a->count);
-        node.input_is_acc = 1; /* the allgather below reads only ACC */
-    } else if (a->commutative) {
+    if (a->commutative) {
         rabred_phase_pairwise_reduce_scatter(plan, l->lanes, l->local, a->count);
     } else {
         rabred_phase_ordered_reduce_scatter(plan, l->lanes, l->local, a->count);
@@ -483,13 +470,12 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
     if (RABRED_OK != rc) {
         return rc;
     }
-    int from_input = lanes_from_input(&l, a);
-    if (l.local < l.lanes && !from_input) {
+    if (l.local < l.lanes) {
         rabred_phase_copy_in(plan, a->count);
     }
     fold_extras(plan, &l, a, 0);
     if (l.local < l.lanes) {
-        rc = lanes(plan, &l, a, across, from_input);
+        rc = lanes(plan, &l, a, across);
     }
     if (a->root < 0) {
         fold_extras(plan, &l, a, 1);

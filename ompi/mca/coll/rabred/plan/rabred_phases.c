@@ -185,39 +185,18 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
     }
 }
 
-/* The pairwise reduce-scatter; `from_input`: ACC holds nothing yet, so
- * every block goes out of INPUT (the blocks sent are never reduced) and
- * the first one received lands in ACC, the rank's own block reduced into
- * it. */
-static void pairwise_steps(rabred_plan_t *plan, int p, int rank, int64_t count, int from_input)
+void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
 {
     int64_t mine_off = rabred_block_offset(count, p, rank);
     int64_t mine_len = rabred_block_length(count, p, rank);
-    rabred_buf_t out = from_input ? RABRED_BUF_INPUT : RABRED_BUF_ACC;
     for (int i = 1; i < p; i++) {
         int to = (rank + i) % p, from = (rank - i + p) % p;
         rabred_plan_round(plan);
-        rabred_plan_send(plan, to, out, rabred_block_offset(count, p, to),
+        rabred_plan_send(plan, to, RABRED_BUF_ACC, rabred_block_offset(count, p, to),
                          rabred_block_length(count, p, to));
-        if (from_input && 1 == i) {
-            rabred_plan_recv(plan, from, RABRED_BUF_ACC, mine_off, mine_len);
-            rabred_plan_reduce(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, mine_off, mine_len, 0);
-            continue;
-        }
         rabred_plan_recv(plan, from, RABRED_BUF_TMP, mine_off, mine_len);
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, mine_off, mine_len, 1);
     }
-}
-
-void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
-{
-    pairwise_steps(plan, p, rank, count, 0);
-}
-
-void rabred_phase_pairwise_reduce_scatter_input(rabred_plan_t *plan, int p, int rank,
-                                                int64_t count)
-{
-    pairwise_steps(plan, p, rank, count, 1);
 }
 
 void rabred_phase_ordered_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
@@ -383,6 +362,7 @@ typedef struct {
     int seg;
     int64_t off, len;
     int reduces; /* a partial sum (hop < p-1) to add, not a result to keep */
+    int first;   /* hop 0: the chain's first rank sends its own input */
 } chain_move_t;
 
 static chain_move_t chain_move(int p, const int *start, int64_t count, int pos, int step,
@@ -395,6 +375,7 @@ static chain_move_t chain_move(int p, const int *start, int64_t count, int pos, 
     m.off = rabred_block_offset(count, p, m.seg);
     m.len = active ? rabred_block_length(count, p, m.seg) : 0;
     m.reduces = active && hop < p - 1;
+    m.first = active && 0 == hop;
     return m;
 }
 
@@ -410,8 +391,12 @@ static void chain_steps(int p, const int *start, int *first, int *last)
 }
 
 /* One step of position pos: one round, unless nothing moves. */
+/* One step of the chains.  from_input: ACC holds nothing of the rank's
+ * input; a chain's first rank sends its segment from INPUT, and a partial
+ * is received into ACC and the rank's own segment reduced into it (each
+ * rank adds its part to a segment once). */
 static void chain_step(rabred_plan_t *plan, int p, const int *ring, int pos, const int *start,
-                       int64_t count, int step)
+                       int64_t count, int step, int from_input)
 {
     chain_move_t out = chain_move(p, start, count, pos, step, 0);
     chain_move_t in = chain_move(p, start, count, pos, step, 1);
@@ -420,8 +405,13 @@ static void chain_step(rabred_plan_t *plan, int p, const int *ring, int pos, con
     }
     int left = ring[(pos - 1 + p) % p];
     rabred_plan_round(plan);
-    rabred_plan_send(plan, ring[(pos + 1) % p], RABRED_BUF_ACC, out.off, out.len);
-    if (in.reduces) {
+    rabred_plan_send(plan, ring[(pos + 1) % p],
+                     from_input && out.first ? RABRED_BUF_INPUT : RABRED_BUF_ACC, out.off,
+                     out.len);
+    if (in.reduces && from_input) {
+        rabred_plan_recv(plan, left, RABRED_BUF_ACC, in.off, in.len);
+        rabred_plan_reduce(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, in.off, in.len, 0);
+    } else if (in.reduces) {
         rabred_plan_recv(plan, left, RABRED_BUF_TMP, in.off, in.len);
         /* commutative only: the order within a chain is the ring's */
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, in.off, in.len, 1);
@@ -431,16 +421,19 @@ static void chain_step(rabred_plan_t *plan, int p, const int *ring, int pos, con
 }
 
 void rabred_phase_segment_chains(rabred_plan_t *plan, int p, const int *ring, int rank,
-                                 const int *start, int64_t count)
+                                 const int *start, int64_t count, int from_input)
 {
     int pos = 0, first, last;
     while (pos < p - 1 && ring[pos] != rank) {
         pos++;
     }
-    rabred_phase_copy_in(plan, count);
+    from_input = from_input && p > 1;
+    if (!from_input) {
+        rabred_phase_copy_in(plan, count);
+    }
     chain_steps(p, start, &first, &last);
     for (int step = first; p > 1 && step <= last; step++) {
-        chain_step(plan, p, ring, pos, start, count, step);
+        chain_step(plan, p, ring, pos, start, count, step, from_input);
     }
 }
 

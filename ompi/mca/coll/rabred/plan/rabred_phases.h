@@ -89,13 +89,6 @@ void rabred_phase_gather(rabred_plan_t *plan, const rabred_team_t *team,
  * (p-1) alpha + (1 - 1/p) n (beta + gamma).  Not in rank order. */
 void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
 
-/* The same for a rank that has not copied its input into ACC (commutative
- * ops, not in place, p > 1): the blocks it sends go out of INPUT, which
- * it never writes, and its first partner's block is received into ACC
- * and its own input reduced into it, so no copy of the vector comes
- * first.  ACC holds only the rank's block afterwards. */
-void rabred_phase_pairwise_reduce_scatter_input(rabred_plan_t *plan, int p, int rank,
-                                                int64_t count);
 
 /* Reduce-scatter in rank order over p blocks, for non-commutative ops:
  * rank k combines block k as x_0 op x_1 op ... op x_{p-1}, receiving the
@@ -170,9 +163,11 @@ void rabred_phase_tree_reduce(rabred_plan_t *plan, int p, int rank, int tree_roo
  * Empty segments (count < p) move nothing and make no rounds.
  * Commutative ops only: segment j combines the ranks in ring order from
  * start[j].  `rank` is the calling rank (found in ring[]).  Appends
- * copy-in (INPUT to ACC) first; uses TMP for partials. */
+ * copy-in (INPUT to ACC) first and uses TMP for partials, unless
+ * from_input (not in place): then no copy comes first, a chain's first
+ * rank sends its input as it is and partials are received into ACC. */
 void rabred_phase_segment_chains(rabred_plan_t *plan, int p, const int *ring, int rank,
-                                 const int *start, int64_t count);
+                                 const int *start, int64_t count, int from_input);
 
 /* What rabred_phase_segment_chains' plans with these start[] cost under
  * arr's model and offsets: the mean over ranks of (finish - arrival), in
