@@ -453,22 +453,19 @@ int mca_coll_rabred_take_buffers(const call_t *c, const rabred_ready_plan_t *r,
                                  mca_coll_rabred_scratch_t scratch[3],
                                  mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_bufs_t *bufs)
 {
-    const rabred_buf_t which[3] = {RABRED_BUF_ACC, RABRED_BUF_TMP, RABRED_BUF_TMP2};
     int at_root = RABRED_COLL_ALLREDUCE == c->coll || c->rank == c->root;
     char *input = c->in_place ? (char *)c->rbuf : (char *)c->sbuf;
     mca_coll_rabred_bufs_t given = {{input, at_root ? (char *)c->rbuf : NULL, NULL, NULL},
                                     {0, 0, 0, 0}};
     int rc = OMPI_SUCCESS;
     *bufs = given;
-    for (int i = 0; i < 3; i++) {
-        t[i].raw = t[i].base = NULL;
-        t[i].shift = 0;
-    }
+    memset(t, 0, 3 * sizeof(*t));
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
-        if (!(RABRED_BUF_ACC == which[i] && at_root) && r->plan.uses[which[i]]) {
+        int b = RABRED_BUF_ACC + i; /* t[i] holds buffer b */
+        if (r->temporaries & (1 << b)) {
             rc = mca_coll_rabred_tmpbuf_alloc(&t[i], c->dtype, (size_t)c->count, &scratch[i]);
-            bufs->base[which[i]] = t[i].base;
-            bufs->shift[which[i]] = t[i].shift;
+            bufs->base[b] = t[i].base;
+            bufs->shift[b] = t[i].shift;
         }
     }
     return rc;
@@ -483,21 +480,21 @@ int mca_coll_rabred_call_tag(const call_t *c)
 /* Take the temporaries the plan names, run it, give them back. */
 static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
 {
+    int tag = mca_coll_rabred_call_tag(c);
     if (r->only_send) { /* a leaf: no temporaries, no executor state */
-        return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype,
-                                         mca_coll_rabred_call_tag(c), c->comm);
+        return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype, tag,
+                                         c->comm);
     }
     mca_coll_rabred_tmpbuf_t t[3];
     mca_coll_rabred_bufs_t bufs;
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
-        rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, mca_coll_rabred_call_tag(c),
-                                     c->comm);
+        rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
         if (OMPI_SUCCESS != rc) {
             mca_coll_rabred_abandon_temporaries(t, m->scratch);
         }
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; 0 != r->temporaries && i < 3; i++) {
         mca_coll_rabred_tmpbuf_free(&t[i]);
     }
     return rc;

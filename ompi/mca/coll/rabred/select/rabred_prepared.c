@@ -170,6 +170,19 @@ static int32_t is_only_send(const rabred_plan_t *plan)
            RABRED_XFER_SEND == plan->xfers[0].dir && RABRED_BUF_INPUT == plan->xfers[0].buf;
 }
 
+/* Which of ACC, TMP and TMP2 the rank allocates (rabred_ready_plan_t). */
+static int32_t temporaries(const rabred_plan_t *plan, const rabred_plan_args_t *args)
+{
+    int acc_is_given = args->root < 0 || args->rank == args->root;
+    int32_t mask = 0;
+    for (int b = RABRED_BUF_ACC; b <= RABRED_BUF_TMP2; b++) {
+        if (plan->uses[b] && !(RABRED_BUF_ACC == b && acc_is_given)) {
+            mask |= 1 << b;
+        }
+    }
+    return mask;
+}
+
 int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
                             const rabred_plan_args_t *args, const rabred_elements_t *elements)
 {
@@ -186,6 +199,7 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
         r->elements = NULL != elements ? *elements : none;
         r->sends_first_len = sends_first_len(&r->schedule, &r->elements);
         r->only_send = is_only_send(&r->plan);
+        r->temporaries = temporaries(&r->plan, args);
         r->alg = alg;
     }
     return rc;

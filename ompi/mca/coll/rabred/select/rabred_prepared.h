@@ -74,6 +74,11 @@ typedef struct {
      * leaf): a blocking call sends plan.xfers[0] from the caller's input
      * with no executor state (coll_rabred_exec.c, mca_coll_rabred_send_only) */
     int32_t only_send;
+    /* the temporaries this rank takes, bit b for buffer b (ACC, TMP,
+     * TMP2): ACC is the caller's receive buffer except on a reduce's
+     * non-root ranks.  0, as at a small reduce's root: a call takes none
+     * and frees none */
+    int32_t temporaries;
 } rabred_ready_plan_t;
 
 typedef struct {
