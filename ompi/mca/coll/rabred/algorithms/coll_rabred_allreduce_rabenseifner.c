@@ -13,7 +13,7 @@
  *     reduced block bit_reverse(v) of p' blocks.  A rank that did not copy
  *     its input sends the first half it gives straight from the input and
  *     reduces its input into the half it receives in ACC
- *     (rabred_phase_reduce_scatter_input): no copy of the vector on its
+ *     (rabred_phase_fold_reduce_scatter): no copy of the vector on its
  *     path, and its peer reads memory it never writes, so a single-copy
  *     transport takes no line back from the reader's cache (over shared
  *     memory at p = 2, 1 MiB: 0.67x coll/tuned's default where the copy
@@ -47,20 +47,9 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     rabred_fold_t fold;
     rabred_fold_init(&fold, a->p, a->rank, -1);
 
-    int direct = rabred_input_direct(a, &fold);
-    if (!direct) {
-        rabred_phase_copy_in(plan, a->count);
-    }
-    rabred_phase_fold_halves(plan, &fold, a->count);
-    if (RABRED_NODE_EXTRA != fold.kind) {
-        rabred_team_t team = rabred_team_of_fold(&fold);
-        rabred_halving_t halving;
-        rabred_halving_init(&halving, fold.pof2, fold.vrank);
-        if (direct) {
-            rabred_phase_reduce_scatter_input(plan, &team, &halving, a->count, a->commutative);
-        } else {
-            rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
-        }
+    rabred_team_t team;
+    rabred_halving_t halving;
+    if (rabred_phase_fold_reduce_scatter(plan, a, &fold, &team, &halving)) {
         rabred_phase_allgather(plan, &team, &halving, a->count);
     }
     rabred_phase_unfold(plan, &fold, a->count);

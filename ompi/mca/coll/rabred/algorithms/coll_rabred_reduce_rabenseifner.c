@@ -37,21 +37,10 @@ static int build(const rabred_plan_args_t *a, rabred_plan_t *plan)
     rabred_fold_t fold;
     rabred_fold_init(&fold, a->p, a->rank, a->root);
 
-    int direct = rabred_input_direct(a, &fold);
-    if (!direct) {
-        rabred_phase_copy_in(plan, a->count);
-    }
-    rabred_phase_fold_halves(plan, &fold, a->count);
-    if (RABRED_NODE_EXTRA == fold.kind) {
-        return plan->error;
-    }
-    rabred_team_t team = rabred_team_of_fold(&fold);
+    rabred_team_t team;
     rabred_halving_t halving;
-    rabred_halving_init(&halving, fold.pof2, fold.vrank);
-    if (direct) {
-        rabred_phase_reduce_scatter_input(plan, &team, &halving, a->count, a->commutative);
-    } else {
-        rabred_phase_reduce_scatter(plan, &team, &halving, a->count);
+    if (!rabred_phase_fold_reduce_scatter(plan, a, &fold, &team, &halving)) {
+        return plan->error; /* a fold's extra */
     }
     rabred_phase_gather(plan, &team, &halving, a->count, rabred_fold_vrank_of(&fold, a->root));
     return plan->error;

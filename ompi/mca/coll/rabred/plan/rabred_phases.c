@@ -116,7 +116,10 @@ void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
     halving_steps(plan, team, h, count, 0);
 }
 
-int rabred_input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold)
+/* May this rank start the halving from INPUT (no copy first)?  Not in
+ * place (INPUT is ACC), not in a fold's pair (its ACC holds the pair's
+ * half), and a team of two or more. */
+static int input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold)
 {
     return !a->in_place && RABRED_NODE_BASE == fold->kind && fold->pof2 > 1;
 }
@@ -129,9 +132,8 @@ int rabred_input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold)
  * in place, so it receives into TMP, copies its kept half of the input
  * into ACC and reduces TMP into that: half the copy the start with a copy
  * of the whole input pays. */
-void rabred_phase_reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t *team,
-                                       const rabred_halving_t *h, int64_t count,
-                                       int commutative)
+static void reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t *team,
+                                 const rabred_halving_t *h, int64_t count, int commutative)
 {
     int peer_m = team->me ^ 1, mine_first = team->me < peer_m;
     int peer = rabred_team_real(team, peer_m);
@@ -150,6 +152,28 @@ void rabred_phase_reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t 
         rabred_plan_reduce(plan, RABRED_BUF_TMP, RABRED_BUF_ACC, keep_off, keep_len, 1);
     }
     halving_steps(plan, team, h, count, 1);
+}
+
+int rabred_phase_fold_reduce_scatter(rabred_plan_t *plan, const rabred_plan_args_t *a,
+                                     const rabred_fold_t *fold, rabred_team_t *team,
+                                     rabred_halving_t *h)
+{
+    int direct = input_direct(a, fold);
+    if (!direct) {
+        rabred_phase_copy_in(plan, a->count);
+    }
+    rabred_phase_fold_halves(plan, fold, a->count);
+    if (RABRED_NODE_EXTRA == fold->kind) {
+        return 0;
+    }
+    *team = rabred_team_of_fold(fold);
+    rabred_halving_init(h, fold->pof2, fold->vrank);
+    if (direct) {
+        reduce_scatter_input(plan, team, h, a->count, a->commutative);
+    } else {
+        rabred_phase_reduce_scatter(plan, team, h, a->count);
+    }
+    return 1;
 }
 
 void rabred_phase_allgather(rabred_plan_t *plan, const rabred_team_t *team,

@@ -58,20 +58,18 @@ int64_t rabred_team_length(const rabred_team_t *team, int64_t count, rabred_wind
 void rabred_phase_reduce_scatter(rabred_plan_t *plan, const rabred_team_t *team,
                                  const rabred_halving_t *h, int64_t count);
 
-/* The same, its first step reading INPUT in place, for a rank that has
- * not copied its input into ACC (rabred_input_direct): it sends the half
- * it gives from INPUT and reduces its own input into the half it keeps,
- * so no copy of the input comes first, and what the peer reads (INPUT)
- * is never written (single-copy transports: no line is taken back from
- * the reader's cache).  The team's first step must be at distance 1. */
-void rabred_phase_reduce_scatter_input(rabred_plan_t *plan, const rabred_team_t *team,
-                                       const rabred_halving_t *h, int64_t count,
-                                       int commutative);
-
-/* May this rank start the halving from INPUT (no copy first)?  Not in
- * place (INPUT is ACC), not in a fold's pair (its ACC holds the pair's
- * half), and a team of two or more. */
-int rabred_input_direct(const rabred_plan_args_t *a, const rabred_fold_t *fold);
+/* Rabenseifner's first half, shared by its allreduce and reduce: the
+ * fold to p' (a rank in a fold's pair, or in place, copies its input into
+ * ACC first), then the team's reduce-scatter.  A rank that did not copy
+ * its input starts the halving from INPUT in place: it sends the half it
+ * gives from INPUT and reduces its own input into the half it keeps, so
+ * no copy of the input comes first, and what the peer reads (INPUT) is
+ * never written (single-copy transports: no line is taken back from the
+ * reader's cache).  Returns 1 and sets team and h for a rank of the
+ * halving, 0 for a fold's extra (its part is done). */
+int rabred_phase_fold_reduce_scatter(rabred_plan_t *plan, const rabred_plan_args_t *a,
+                                     const rabred_fold_t *fold, rabred_team_t *team,
+                                     rabred_halving_t *h);
 
 /* Allgather by recursive vector doubling and distance halving, the exact
  * reverse of the reduce-scatter: lg s alpha + (1 - 1/s) n beta. */
