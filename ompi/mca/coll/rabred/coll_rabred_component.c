@@ -357,11 +357,17 @@ rabred_model_t mca_coll_rabred_model(int link)
 uint32_t mca_coll_rabred_generation(void)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
-    int now[RABRED_NCOLLS + 3] = {c->algorithm[RABRED_COLL_ALLREDUCE],
-                                  c->algorithm[RABRED_COLL_REDUCE], c->segment_size,
-                                  c->arrival_aware, c->verbose >= 1};
-    if (0 != memcmp(now, c->seen_settings, sizeof(now))) {
-        memcpy(c->seen_settings, now, sizeof(now));
+    int *seen = c->seen_settings;
+    int verbose = c->verbose >= 1;
+    if (OPAL_UNLIKELY(seen[0] != c->algorithm[RABRED_COLL_ALLREDUCE] ||
+                      seen[1] != c->algorithm[RABRED_COLL_REDUCE] ||
+                      seen[2] != c->segment_size || seen[3] != c->arrival_aware ||
+                      seen[4] != verbose)) {
+        seen[0] = c->algorithm[RABRED_COLL_ALLREDUCE];
+        seen[1] = c->algorithm[RABRED_COLL_REDUCE];
+        seen[2] = c->segment_size;
+        seen[3] = c->arrival_aware;
+        seen[4] = verbose;
         c->generation++;
     }
     return c->generation;

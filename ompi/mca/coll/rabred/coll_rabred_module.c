@@ -449,16 +449,21 @@ void mca_coll_rabred_abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3],
  * ACC is a temporary and the receive buffer is not ours.  The receive
  * buffer may be a null pointer: Open MPI's MPI_BOTTOM, with a datatype of
  * absolute addresses. */
-int mca_coll_rabred_take_buffers(const call_t *c, const rabred_ready_plan_t *r,
-                                 mca_coll_rabred_scratch_t scratch[3],
-                                 mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_bufs_t *bufs)
+static mca_coll_rabred_bufs_t given_buffers(const call_t *c)
 {
     int at_root = RABRED_COLL_ALLREDUCE == c->coll || c->rank == c->root;
     char *input = c->in_place ? (char *)c->rbuf : (char *)c->sbuf;
     mca_coll_rabred_bufs_t given = {{input, at_root ? (char *)c->rbuf : NULL, NULL, NULL},
                                     {0, 0, 0, 0}};
+    return given;
+}
+
+int mca_coll_rabred_take_buffers(const call_t *c, const rabred_ready_plan_t *r,
+                                 mca_coll_rabred_scratch_t scratch[3],
+                                 mca_coll_rabred_tmpbuf_t t[3], mca_coll_rabred_bufs_t *bufs)
+{
     int rc = OMPI_SUCCESS;
-    *bufs = given;
+    *bufs = given_buffers(c);
     memset(t, 0, 3 * sizeof(*t));
     for (int i = 0; i < 3 && OMPI_SUCCESS == rc; i++) {
         int b = RABRED_BUF_ACC + i; /* t[i] holds buffer b */
@@ -485,8 +490,12 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
         return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype, tag,
                                          c->comm);
     }
-    mca_coll_rabred_tmpbuf_t t[3];
     mca_coll_rabred_bufs_t bufs;
+    if (0 == r->temporaries) { /* the caller's buffers only */
+        bufs = given_buffers(c);
+        return mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
+    }
+    mca_coll_rabred_tmpbuf_t t[3];
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
         rc = mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
@@ -494,7 +503,7 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
             mca_coll_rabred_abandon_temporaries(t, m->scratch);
         }
     }
-    for (int i = 0; 0 != r->temporaries && i < 3; i++) {
+    for (int i = 0; i < 3; i++) {
         mca_coll_rabred_tmpbuf_free(&t[i]);
     }
     return rc;
