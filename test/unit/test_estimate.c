@@ -593,6 +593,89 @@ static void test_pick_follows_epoch(void)
     rabred_estimate_fini(&e);
 }
 
+/* Pacing follows the choice: a rank late twice brings the exchange back
+ * to every call only while acting on it may pay.  Once the choice under
+ * the current offsets found no plan that saves min_gain, and the offsets
+ * stay in that epoch, the period doubles as for balanced arrivals; when
+ * the offsets move out of it, the next call exchanges (and simulates
+ * anew) with the period kept; a choice that finds a plan follows every
+ * call again. */
+static void test_pace_follows_choice(void)
+{
+    const double price = 0.01, gain = 0.1, tolerance = 0.5 * gain * price;
+    double late_by[4] = {0, 0, 0.005, 0}; /* rank 2 late by 5 ms: may gain 1 ms */
+    double late[4] = {0.2, 0.2, 0.205, 0.2}, later[4] = {0.2, 0.2, 0.225, 0.2};
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, 4), "init");
+    rabred_estimate_assume(&e, late_by); /* acting at once, as learned twice in a row */
+    CHECK(0 == exchange(&e, late, price, gain), "late, no choice simulated yet: every call");
+    rabred_estimate_epoch(&e, tolerance);
+    rabred_estimate_note_choice(&e, 0);
+    int want[] = {1, 3, 7, 7};
+    for (int i = 0; i < 4; i++) {
+        int got = exchange(&e, late, price, gain);
+        CHECK(got == want[i], "late, the choice found nothing, the same epoch: exchange %d "
+              "skips %d calls, want %d", i, got, want[i]);
+    }
+    rabred_estimate_update(&e, later, 1.0); /* rank 2 now 25 ms late: out of the epoch */
+    rabred_estimate_update(&e, later, 1.0);
+    rabred_estimate_pace(&e, price, gain);
+    CHECK(0 == calls_to_next(&e), "the offsets left the epoch: the next call exchanges");
+    rabred_estimate_epoch(&e, tolerance);
+    rabred_estimate_note_choice(&e, 0);
+    int got = exchange(&e, later, price, gain);
+    CHECK(7 == got, "nothing found in the new epoch either: the kept period goes on (%d calls "
+          "skipped, want 7)", got);
+    rabred_estimate_note_choice(&e, 1);
+    CHECK(0 == exchange(&e, later, price, gain), "a choice that finds a plan: every call");
+    CHECK(0 == exchange(&e, later, price, gain), "and on while it does");
+    rabred_estimate_fini(&e);
+}
+
+/* The selection tells the estimate what its simulation found: rank 1
+ * barely late (nothing gains min_gain) backs the pacing off; 300 ms late
+ * (an arrival-aware plan wins) keeps every call. */
+static void test_select_notes_choice(void)
+{
+    const int p = 5;
+    const int64_t count = 1 << 17;
+    const double min_gain = 0.10;
+    static rabred_pricebook_t book;
+    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &MODEL),
+          "price book");
+    const rabred_alg_t *ring = alg("pairwise_ring");
+    rabred_choice_t balanced = {.alg = ring, .why = RABRED_WHY_DECISION,
+                                .price = book_price(&MODEL, "pairwise_ring", p, 8 * count)};
+    rabred_estimate_t e;
+    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
+    rabred_arrival_pick_t pick = {0};
+    int pick_at_calls = 0, pick_epoch = 0;
+    rabred_select_arrival_t arrival = {.est = &e, .type_size = 8, .min_gain = min_gain,
+                                       .pick = &pick, .pick_at_calls = &pick_at_calls,
+                                       .pick_epoch = &pick_epoch};
+    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, count, 1}, .root = -1,
+                             .bytes = 8 * count, .forced = RABRED_ALG_AUTO, .book = &book,
+                             .arrival = &arrival, .prepared = &balanced};
+    rabred_choice_t out;
+    double g[5] = {0, 1.1 * min_gain * balanced.price, 0, 0, 0};
+    rabred_estimate_update(&e, g, 0.5);
+    rabred_estimate_update(&e, g, 0.5);
+    CHECK(RABRED_OK == rabred_select(&in, &out) && ring == out.alg, "barely late: balanced kept");
+    rabred_estimate_update(&e, g, 0.5);
+    rabred_estimate_pace(&e, balanced.price, min_gain);
+    CHECK(1 == calls_to_next(&e), "barely late, nothing gains: the pacing backs off (%d)",
+          calls_to_next(&e));
+    g[1] = 0.3;
+    rabred_estimate_update(&e, g, 1.0);
+    rabred_estimate_update(&e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&in, &out) && NULL != out.alg && out.alg->arrival_aware,
+          "300 ms late: an arrival-aware plan");
+    rabred_estimate_update(&e, g, 1.0);
+    rabred_estimate_pace(&e, balanced.price, min_gain);
+    CHECK(0 == calls_to_next(&e), "a plan gains: every call exchanges");
+    rabred_estimate_fini(&e);
+}
+
 int main(void)
 {
     test_update();
@@ -608,5 +691,7 @@ int main(void)
     test_determinism();
     test_epoch();
     test_pick_follows_epoch();
+    test_pace_follows_choice();
+    test_select_notes_choice();
     return rabred_test_summary("test_estimate");
 }

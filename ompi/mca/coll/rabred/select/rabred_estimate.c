@@ -19,6 +19,7 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
         return RABRED_ERR_ARG;
     }
     e->p = p;
+    e->futile_epoch = -1; /* no choice made yet */
     e->offset = calloc((size_t)p, sizeof(double));
     e->last = calloc((size_t)p, sizeof(double));
     e->acting = calloc((size_t)p, sizeof(double));
@@ -81,6 +82,7 @@ void rabred_estimate_reset(rabred_estimate_t *e)
         e->offset[i] = e->last[i] = e->acting[i] = e->basis[i] = 0;
     }
     e->epoch++;
+    e->futile_epoch = -1;
     e->calls = 0;
     e->period = 1;
     e->skip = 0;
@@ -99,6 +101,7 @@ void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
         e->offset[i] = e->last[i] = e->acting[i] = e->basis[i] = v;
     }
     e->epoch++;
+    e->futile_epoch = -1;
     e->calls = 2;
 }
 
@@ -180,17 +183,36 @@ double rabred_estimate_spread(const rabred_estimate_t *e)
     return e->calls > 0 ? spread_of(e->acting, e->p) : 0;
 }
 
-int rabred_estimate_epoch(rabred_estimate_t *e, double tolerance)
+/* Has some acting offset moved more than tolerance from the epoch's basis? */
+static int left_epoch(const rabred_estimate_t *e, double tolerance)
 {
     int moved = 0;
     for (int i = 0; i < e->p && !moved; i++) {
         moved = !(fabs(e->acting[i] - e->basis[i]) <= tolerance);
     }
-    if (moved) {
+    return moved;
+}
+
+int rabred_estimate_epoch(rabred_estimate_t *e, double tolerance)
+{
+    if (left_epoch(e, tolerance)) {
         memcpy(e->basis, e->acting, (size_t)e->p * sizeof(double));
         e->epoch++;
     }
     return e->epoch;
+}
+
+void rabred_estimate_note_choice(rabred_estimate_t *e, int found)
+{
+    e->futile_epoch = found ? -1 : e->epoch;
+}
+
+/* Did the choice under this epoch's offsets find nothing, with the
+ * offsets still in the epoch (the choice's tolerance, half of min_gain of
+ * the call: rabred_select's arrival_pick)? */
+static int futile(const rabred_estimate_t *e, double balanced_price, double min_gain)
+{
+    return e->futile_epoch == e->epoch && !left_epoch(e, 0.5 * min_gain * balanced_price);
 }
 
 int rabred_estimate_may_gain(const rabred_estimate_t *e, double balanced_price, double min_gain)
@@ -226,6 +248,34 @@ int rabred_estimate_longest_period(const rabred_estimate_t *e)
     return period;
 }
 
+/* Double the period, up to the longest (rabred_estimate_longest_period). */
+static void back_off(rabred_estimate_t *e)
+{
+    int doubled = e->period > 1 ? 2 * e->period : 2;
+    int longest = rabred_estimate_longest_period(e);
+    e->period = doubled < longest ? doubled : longest;
+    e->skip = e->period - 1;
+}
+
+/* A rank is late (twice in a row).  Follow it every call while acting on
+ * it may pay: no choice has been simulated under its offsets yet, or the
+ * last one found a plan.  When the last found none and the offsets are
+ * still in its epoch, nothing changed: back off.  When they have moved
+ * since, the next call simulates anew: exchange there, and keep the
+ * period for after (the offsets of ranks sharing cores jitter by
+ * scheduler slices, which must not undo the backing off each time). */
+static void follow_late(rabred_estimate_t *e, double balanced_price, double min_gain)
+{
+    if (e->futile_epoch < 0) {
+        e->period = 1;
+        e->skip = 0;
+    } else if (futile(e, balanced_price, min_gain)) {
+        back_off(e);
+    } else {
+        e->skip = 0;
+    }
+}
+
 void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double min_gain)
 {
     if (!(balanced_price > 0)) {
@@ -234,16 +284,12 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
     int looked = e->looking;
     e->looking = 0;
     if (rabred_estimate_may_gain(e, balanced_price, min_gain)) {
-        e->period = 1; /* a rank is late (twice in a row): follow it every call */
-        e->skip = 0;
+        follow_late(e, balanced_price, min_gain);
     } else if (!looked && !(spread_of(e->last, e->p) < min_gain * balanced_price)) {
         e->skip = 0; /* late once: look again next call, keep the period for after */
         e->looking = 1;
     } else { /* balanced, or a look again that found no rank late twice */
-        int doubled = e->period > 1 ? 2 * e->period : 2;
-        int longest = rabred_estimate_longest_period(e);
-        e->period = doubled < longest ? doubled : longest;
-        e->skip = e->period - 1;
+        back_off(e);
     }
 }
 

@@ -81,6 +81,9 @@ typedef struct {
      * what the cached pick and arrival-aware plan were made for */
     double *basis;
     int epoch;
+    /* the epoch whose simulated choice found no arrival-aware plan that
+     * saves min_gain (rabred_estimate_note_choice); -1: none */
+    int futile_epoch;
 } rabred_estimate_t;
 
 /* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
@@ -140,7 +143,7 @@ int rabred_estimate_pays(int p, const rabred_model_t *model, double balanced_pri
  * blip often; chains of look-agains still ran the exchange after 313 of
  * 959 such calls, estimate-cost2-20261125), the period resumes.  One that
  * finds a rank late twice in a row brings it back to
- * every call.  Skipped calls run the balanced choice.  Nothing is lost in
+ * every call, while acting on it may pay (rabred_estimate_pace).  Skipped calls run the balanced choice.  Nothing is lost in
  * between: a gap runs from the last exchanged call's exit, and since calls
  * end together on every rank, the gaps still differ by exactly this call's
  * arrival offsets.  A rank that turns late is seen within one period
@@ -173,7 +176,17 @@ int rabred_estimate_longest_period(const rabred_estimate_t *e);
 int rabred_estimate_due(rabred_estimate_t *e);
 
 /* After an exchange (rabred_estimate_update): set the period as above for
- * a call whose balanced price is `balanced_price` seconds.  A call whose
+ * a call whose balanced price is `balanced_price` seconds.  A late rank
+ * brings the exchange back to every call only while acting on it may pay:
+ * once the choice simulated under the acting offsets found no plan that
+ * saves min_gain (rabred_estimate_note_choice), and the offsets have not
+ * left that epoch since, the period doubles as for balanced arrivals.
+ * Ranks that share cores look late by a few scheduler slices all the
+ * time: at p = 16 on 2 cores, 64 KiB, the exchange after every call cost
+ * 13% of auto's time while no arrival-aware plan paid
+ * (bench/results/model-cluster-20261206).  A rank that turns later than
+ * that moves the offsets out of the epoch and is followed every call
+ * again.  A call whose
  * price is unknown (<= 0: a forced or rule-chosen arrival-aware algorithm,
  * or no price book) cannot tell balanced from late, so it leaves the
  * period and the calls still to skip as they were: a fresh estimate then
@@ -222,6 +235,11 @@ rabred_hint_t rabred_hint_parse(const char *text, int p, double *offsets);
  * it adds up.  Every rank holds the same offsets and tolerance, so every
  * rank starts the same epochs. */
 int rabred_estimate_epoch(rabred_estimate_t *e, double tolerance);
+
+/* What the choice under the current epoch's offsets found: `found` 1 when
+ * an arrival-aware plan saves min_gain, 0 when none does (the pacing then
+ * backs off while the offsets stay in the epoch; rabred_estimate_pace). */
+void rabred_estimate_note_choice(rabred_estimate_t *e, int found);
 
 /* Forget everything learned or assumed: offsets 0, no calls folded in. */
 void rabred_estimate_reset(rabred_estimate_t *e);

@@ -287,6 +287,7 @@ static int arrival_pick(const rabred_select_in_t *in, rabred_select_arrival_t *a
         *a->pick_at_calls = a->est->calls;
         *a->pick_epoch = epoch;
     }
+    rabred_estimate_note_choice(a->est, NULL != pick->alg); /* for the pacing */
     if (NULL != pick->alg) {
         say(in, out, "arrival: spread %.3g us; %s %.3g us vs %s %.3g us, avg elapsed predicted",
             rabred_estimate_spread(a->est) * 1e6, pick->alg->name, pick->best_s * 1e6,
