@@ -26,8 +26,9 @@ int rabred_estimate_init(rabred_estimate_t *e, int p)
     e->gaps = calloc(2 * (size_t)p, sizeof(double)); /* gaps, then exchange costs */
     e->tmp = calloc(2 * (size_t)p, sizeof(double));
     e->basis = calloc((size_t)p, sizeof(double));
+    e->dev = calloc((size_t)p, sizeof(double));
     if (NULL == e->offset || NULL == e->last || NULL == e->acting || NULL == e->gaps ||
-        NULL == e->tmp || NULL == e->basis) {
+        NULL == e->tmp || NULL == e->basis || NULL == e->dev) {
         rabred_estimate_fini(e);
         return RABRED_ERR_NOMEM;
     }
@@ -42,12 +43,40 @@ void rabred_estimate_fini(rabred_estimate_t *e)
     free(e->gaps);
     free(e->tmp);
     free(e->basis);
+    free(e->dev);
     memset(e, 0, sizeof(*e));
 }
 
 static double sane_gap(double g)
 {
     return isfinite(g) && g > 0 ? g : 0; /* NaN, inf or a clock step back: 0 */
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n-1] (n >= 1; v is sorted). */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Fold this call's deviations from the smoothed offsets into e->noise
+ * (from the second call: the first has no offsets to deviate from). */
+static void fold_noise(rabred_estimate_t *e, const double *gaps, double first, double w)
+{
+    if (0 == e->calls) {
+        return;
+    }
+    for (int i = 0; i < e->p; i++) {
+        e->dev[i] = fabs(sane_gap(gaps[i]) - first - e->offset[i]);
+    }
+    double m = median_of(e->dev, e->p);
+    e->noise = 1 == e->calls ? m : (1 - w) * e->noise + w * m;
 }
 
 void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
@@ -59,6 +88,7 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
     for (int i = 0; i < e->p; i++) {
         first = fmin(first, sane_gap(gaps[i]));
     }
+    fold_noise(e, gaps, first, w);
     double low = INFINITY;
     for (int i = 0; i < e->p; i++) {
         double now = sane_gap(gaps[i]) - first; /* late by this much in this call */
@@ -67,10 +97,12 @@ void rabred_estimate_update(rabred_estimate_t *e, const double *gaps, double w)
     }
     /* Keep the earliest at 0.  acting needs no such shift: its terms are
      * all >= 0 and the earliest rank of this call has now = 0. */
+    double floor = RABRED_ESTIMATE_NOISE_MEDIANS * e->noise;
     for (int i = 0; i < e->p; i++) {
         double now = sane_gap(gaps[i]) - first;
         e->offset[i] -= low;
-        e->acting[i] = fmin(e->offset[i], fmin(now, e->last[i])); /* last: 0 at first */
+        double late = fmin(e->offset[i], fmin(now, e->last[i])); /* last: 0 at first */
+        e->acting[i] = late > floor ? late - floor : 0;
         e->last[i] = now;
     }
     e->calls++;
@@ -83,6 +115,7 @@ void rabred_estimate_reset(rabred_estimate_t *e)
     }
     e->epoch++;
     e->futile_epoch = -1;
+    e->noise = 0;
     e->calls = 0;
     e->period = 1;
     e->skip = 0;
@@ -102,6 +135,7 @@ void rabred_estimate_assume(rabred_estimate_t *e, const double *offsets)
     }
     e->epoch++;
     e->futile_epoch = -1;
+    e->noise = 0; /* given, not measured */
     e->calls = 2;
 }
 

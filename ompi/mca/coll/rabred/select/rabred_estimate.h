@@ -67,8 +67,21 @@ typedef struct {
      * gap on a communicator, or one after a pause, spans whatever the
      * program did in between (measured: a 1.5 s "late" rank on the first
      * estimated call made auto switch for two calls and lose 17%), and a
-     * one-off cannot be exploited by the next call anyway. */
+     * one-off cannot be exploited by the next call anyway.  Less the
+     * arrivals' noise (below): a plan is made for the next call, and only
+     * lateness that recurs above the noise is there to be planned for. */
     double *acting;
+    /* How much a typical rank's lateness moves from call to call, seconds:
+     * the median over ranks of |lateness in this call - smoothed offset|,
+     * smoothed as the offsets are.  Ranks that share cores, or a noisy
+     * machine, arrive up to several scheduler slices apart in a random
+     * order: at p = 16 on 2 cores, 64 KiB, ranks looked 1-13 ms late in
+     * turn, each acting offset the same noise twice, and the arrival-aware
+     * plans built for that order took 2.5x the balanced plan
+     * (bench/results/pace-20261206).  The median ignores the few ranks
+     * that are really late, or turn late. */
+    double noise;
+    double *dev;    /* p doubles of scratch for the median */
     /* 2p doubles, exchanged by the component: this call's gaps, then each
      * rank's measured cost of its previous exchange (rabred_estimate_note_cost) */
     double *gaps;
@@ -89,6 +102,13 @@ typedef struct {
 /* RABRED_OK or RABRED_ERR_NOMEM / RABRED_ERR_ARG (p < 1). */
 int rabred_estimate_init(rabred_estimate_t *e, int p);
 void rabred_estimate_fini(rabred_estimate_t *e);
+
+/* An acting offset is a rank's lateness less this many times the noise:
+ * the median of |deviation| of normal noise is 0.67 of its standard
+ * deviation, so this keeps lateness above about two standard deviations
+ * of the noise, which random arrivals exceed in one rank of 40 per call
+ * (twice in a row, in one of 1600). */
+#define RABRED_ESTIMATE_NOISE_MEDIANS 3.0
 
 /* Fold one call's gap vector (seconds; the same on every rank) with
  * weight w in (0, 1]; w outside it is taken as 1.  A gap that is negative
