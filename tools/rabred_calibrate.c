@@ -61,6 +61,10 @@
 #endif
 
 enum { SAMPLES = 7, TAG = 7301 };
+/* The ring handshake's samples: 16 ranks sharing 2 cores (the emulated
+ * cluster) move a round's time by 10-60 % from sample to sample, and its
+ * test counts samples (rabred_cal_ring_handshake) */
+enum { SCAN_SAMPLES = 11 };
 
 static int g_rank, g_size;
 static double g_progress_done, g_progress_total;
@@ -610,6 +614,13 @@ typedef struct {
     int nlatency;                 /* entries of the latency lists to write; 0: none */
     double distance_alpha_us[RABRED_DISTANCE_CLASSES], shift_alpha_us[RABRED_DISTANCE_CLASSES];
     int big_bytes;                /* the message size of the duplex and aggregate rounds */
+    int nscan;                    /* sizes of the ring handshake's scan */
+    double scan_bytes[RABRED_CAL_MAX_SIZES];
+    stat_t scan_ring[RABRED_CAL_MAX_SIZES], scan_pairs[RABRED_CAL_MAX_SIZES];
+    double scan_excess[RABRED_CAL_MAX_SIZES]; /* median of ring - pairs, sample by sample */
+    int scan_slower[RABRED_CAL_MAX_SIZES];    /* samples where the ring took longer */
+    double ring_switch;           /* the ring's protocol switch (bytes); 0: none seen */
+    int switch_from_ring;         /* the link's eager_bytes is the ring's switch */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */
@@ -685,6 +696,77 @@ static void measure_latencies(result_t *r, const link_t *ring_link, int sends_fi
         slower |= most > 0.1 * alpha_us && most > noise_us && most > r->sync_us;
     }
     r->nlatency = slower ? r->far_classes : 0;
+}
+
+/* Scan size k: SAMPLES of ring rounds, each next to exchange rounds in
+ * pairs (after one untimed pass of each), as two steps of the progress
+ * bar. */
+static void sample_ring_and_pairs(result_t *r, int k, int rounds, int bytes, int sends_first,
+                                  char *buf, char *buf2)
+{
+    double ring[SCAN_SAMPLES], pairs[SCAN_SAMPLES], excess[SCAN_SAMPLES];
+    progress("ring and exchange rounds by size");
+    (void)rounds_time(rounds, RING, 0, bytes, sends_first, 1, buf, buf2);
+    (void)rounds_time(rounds, PAIRS, 0, bytes, sends_first, 1, buf, buf2);
+    r->scan_slower[k] = 0;
+    for (int s = 0; s < SCAN_SAMPLES; s++) {
+        ring[s] = rounds_time(rounds, RING, 0, bytes, sends_first, 1, buf, buf2);
+        pairs[s] = rounds_time(rounds, PAIRS, 0, bytes, sends_first, 1, buf, buf2);
+        excess[s] = ring[s] - pairs[s];
+        r->scan_slower[k] += excess[s] > 0;
+    }
+    g_progress_done += 2;
+    r->scan_ring[k] = stats(ring, SCAN_SAMPLES);
+    r->scan_pairs[k] = stats(pairs, SCAN_SAMPLES);
+    r->scan_excess[k] = stats(excess, SCAN_SAMPLES).median;
+}
+
+/* The ring step's handshake (rndv_cross_us), 3 ranks or more: ring rounds
+ * against exchange rounds of every rank at once at each measured size from
+ * RABRED_CAL_MIN_EAGER to 4 x RABRED_CAL_MAX_EAGER (protocol switches are
+ * at most 64 KiB; the next two sizes show what a handshake costs beyond
+ * it).  Over Open MPI's TCP BTL on the emulated 100 Mbit/s cluster a ring
+ * round of 128 KiB took 5.4 ms more than an exchange round, where a
+ * ping-pong's handshake is a round trip of 50 us lost in its 11 ms
+ * (bench/results/ring-handshake-20261206).  Only the sizes above the
+ * link's eager limit count; where ping-pong found none, the ring's switch
+ * becomes it. */
+static void measure_ring_handshake(result_t *r, const link_t *ring_link, char *buf, char *buf2)
+{
+    const rabred_cal_link_t *m = &ring_link->m;
+    rabred_link_units_t *fit = &r->link[r->peer_link].fit;
+    int n = 0, first_above = -1;
+    for (int i = 0; i < m->n; i++) {
+        int bytes = (int)m->bytes[i];
+        if (bytes < RABRED_CAL_MIN_EAGER || bytes > 4 * RABRED_CAL_MAX_EAGER) {
+            continue;
+        }
+        int rounds = m->oneway[i] > 1e-3 ? 2 : 4 * (g_size - 1);
+        int sends_first = fit->sends_first_bytes > 0 && bytes >= fit->sends_first_bytes;
+        r->scan_bytes[n] = bytes;
+        sample_ring_and_pairs(r, n, rounds, bytes, sends_first, buf, buf2);
+        if (first_above < 0 && !(fit->eager_bytes > 0 && bytes <= fit->eager_bytes)) {
+            first_above = n; /* the sizes the fit reads: above the link's eager limit */
+        }
+        n++;
+    }
+    r->nscan = n;
+    double switch_bytes = 0, cross_us = 0, pairs[RABRED_CAL_MAX_SIZES];
+    for (int i = 0; i < n; i++) {
+        pairs[i] = r->scan_pairs[i].median;
+    }
+    if (first_above >= 0) {
+        rabred_cal_ring_handshake(&r->scan_bytes[first_above], &r->scan_excess[first_above],
+                                  &pairs[first_above], &r->scan_slower[first_above], SCAN_SAMPLES,
+                                  n - first_above, 1e-6 * ring_link->fit.alpha_us, &switch_bytes,
+                                  &cross_us);
+    }
+    r->ring_switch = switch_bytes;
+    fit->rndv_cross_us = cross_us;
+    if (!(fit->eager_bytes > 0) && cross_us > 0) {
+        fit->eager_bytes = switch_bytes;
+        r->switch_from_ring = 1;
+    }
 }
 
 /* The distance terms: the same exchange rounds in pairs, every rank with
@@ -779,6 +861,7 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_sends_first_bytes = %.0f\n", l->name, u->sends_first_bytes);
     fprintf(f, "coll_rabred_%s_rndv_us = %.4g\n", l->name, u->rndv_us);
     fprintf(f, "coll_rabred_%s_rndv_oneway_us = %.4g\n", l->name, u->rndv_oneway_us);
+    fprintf(f, "coll_rabred_%s_rndv_cross_us = %.4g\n", l->name, u->rndv_cross_us);
     fprintf(f, "coll_rabred_%s_eager_mbs = %.6g\n", l->name, u->eager_mbs);
     fprintf(f, "coll_rabred_%s_invalidate_mbs = %.6g\n", l->name, u->invalidate_mbs);
     fprintf(f, "coll_rabred_%s_overwrite_mbs = %.6g\n", l->name, u->overwrite_mbs);
@@ -858,12 +941,14 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->oneway_alpha);
     fprintf(f, "| `coll_rabred_%s_oneway_beta` | %.3g | | one-way slope / exchange slope |\n",
             l->name, u->oneway_beta);
-    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | the size before the step that grows most against its time, one-way and exchange |\n",
+    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | the size before the step that grows most against its time, one-way and exchange (or, where they show none, the ring rounds' switch below) |\n",
             l->name, u->eager_bytes);
     fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes, exchange |\n",
             l->name, u->rndv_us);
     fprintf(f, "| `coll_rabred_%s_rndv_oneway_us` | %.3g us | | the same, one-way |\n", l->name,
             u->rndv_oneway_us);
+    fprintf(f, "| `coll_rabred_%s_rndv_cross_us` | %.3g us | | ring rounds of every rank beyond exchange rounds, median over the sizes above the switch (table below; 0: not measured, or no size pays) |\n",
+            l->name, u->rndv_cross_us);
     fprintf(f, "| `coll_rabred_%s_eager_mbs` | %.4g MB/s | | exchange slope up to the eager limit (0: as mbs) |\n",
             l->name, u->eager_mbs);
     fprintf(f, "| `coll_rabred_%s_invalidate_mbs` | %.4g MB/s | | reducing into %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
@@ -923,6 +1008,27 @@ static void summary_distance(FILE *f, const result_t *r)
     fprintf(f, ") |\n");
 }
 
+/* The ring handshake's scan: ring and exchange rounds by size. */
+static void summary_ring_scan(FILE *f, const result_t *r)
+{
+    if (0 == r->nscan) {
+        return;
+    }
+    const link_t *l = &r->link[r->peer_link];
+    fprintf(f, "\nRounds of all %d ranks by size (us, medians; %s-node link): ring (each rank "
+               "sends to the next and receives from the one before) against exchanges in pairs. "
+               "The ring's switch: %.0f bytes%s.\n\n| bytes | ring | pairs | ring - pairs, "
+               "sample by sample | samples where the ring took longer |\n"
+               "|---:|---:|---:|---:|---:|\n",
+            g_size, l->name, r->ring_switch,
+            r->switch_from_ring ? " (the link's eager_bytes: ping-pong showed no switch)" : "");
+    for (int i = 0; i < r->nscan; i++) {
+        fprintf(f, "| %.0f | %.1f | %.1f | %.1f | %d of %d |\n", r->scan_bytes[i],
+                1e6 * r->scan_ring[i].median, 1e6 * r->scan_pairs[i].median,
+                1e6 * r->scan_excess[i], r->scan_slower[i], SCAN_SAMPLES);
+    }
+}
+
 static int write_summary(const char *path, const result_t *r)
 {
     FILE *f = fopen(path, "w");
@@ -972,6 +1078,7 @@ static int write_summary(const char *path, const result_t *r)
         fprintf(f, "| peer term | not measured | | needs 5 ranks or more |\n");
     }
     summary_distance(f, r);
+    summary_ring_scan(f, r);
     fprintf(f, "\nPer size (us, medians):\n\n");
     for (int k = 0; k < 2; k++) {
         const link_t *l = &r->link[k];
@@ -1119,13 +1226,14 @@ int main(int argc, char **argv)
         MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, g_rank == l->a ? 0 : 1,
                        &l->pair);
     }
-    int sizes = 0;
+    int sizes = 0, scanned = 0;
     for (int b = 8; b <= max_bytes; b *= 2) {
         sizes++;
+        scanned += b >= RABRED_CAL_MIN_EAGER && b <= 4 * RABRED_CAL_MAX_EAGER;
     }
     r.far_classes = r.link[1].a >= 0 ? far_classes(r.nodes) : 0;
     r.core_cache = core_cache_bytes();
-    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + 2 * scanned * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
                        (r.far_classes > 1 ? 2 * (r.far_classes - 1) + 2 * r.far_classes : 0) +
                        2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
@@ -1146,6 +1254,7 @@ int main(int argc, char **argv)
     r.duplex = 1; /* two ranks: the ring is an exchange with one peer */
     if (g_size >= 3) {
         measure_big_rounds(&r, ring_link, buf, buf2);
+        measure_ring_handshake(&r, ring_link, buf, buf2);
     }
     if (r.have_peer) {
         /* 64 KiB rounds to a new pair of peers every round against the

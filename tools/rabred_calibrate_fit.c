@@ -4,6 +4,7 @@
 #include "rabred_calibrate_fit.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static int usable(const rabred_cal_link_t *m)
 {
@@ -270,4 +271,44 @@ double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes
     }
     double left = left_s / per_byte;
     return left < bytes ? left : bytes;
+}
+
+static int by_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Does size i of the ring handshake's scan pay (rabred_cal_ring_handshake)? */
+static int ring_pays(const double *excess_s, const double *pairs_s, const int *slower,
+                     int samples, int i, double floor_s)
+{
+    return slower[i] >= samples - samples / 5 && excess_s[i] > 0.1 * pairs_s[i] &&
+           excess_s[i] > floor_s;
+}
+
+int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const double *pairs_s,
+                              const int *slower, int samples, int n, double floor_s,
+                              double *switch_bytes, double *cross_us)
+{
+    double excess[RABRED_CAL_MAX_SIZES];
+    int from = n;
+    *switch_bytes = *cross_us = 0;
+    for (int i = n - 1; i >= 0 && i >= n - RABRED_CAL_MAX_SIZES; i--) {
+        if (!ring_pays(excess_s, pairs_s, slower, samples, i, floor_s)) {
+            break;
+        }
+        from = i;
+    }
+    int k = 0;
+    for (int i = from; i < n; i++) {
+        excess[k++] = excess_s[i];
+    }
+    if (0 == k) {
+        return 0;
+    }
+    qsort(excess, (size_t)k, sizeof(double), by_double);
+    *switch_bytes = from > 0 ? bytes[from - 1] : bytes[0] / 2;
+    *cross_us = 1e6 * (k % 2 ? excess[k / 2] : 0.5 * (excess[k / 2 - 1] + excess[k / 2]));
+    return k;
 }

@@ -49,6 +49,12 @@
  *   invalidate_mbs  (measured apart) reducing into memory a peer has just
  *                   read against reducing into one's own;
  *   overwrite_mbs   (measured apart) the same for copying over it;
+ *   rndv_cross_us   (measured apart, 3 ranks or more) ring rounds against
+ *                   exchange rounds of every rank, by size
+ *                   (rabred_cal_ring_handshake); where ping-pong shows no
+ *                   switch (a handshake's round trip is lost in a slow
+ *                   link's message time), the ring's switch is the link's
+ *                   eager_bytes;
  * The reduction speed and the per-round, per-peer and aggregate terms come
  * from their own measurements (rabred_calibrate.c) as plain differences
  * and ratios.
@@ -103,6 +109,26 @@ double rabred_cal_aggregate_mbs(int p, double bytes, double round_s, double sync
  * oneway_beta; 1 when that is below 1.1 (the measurements' own spread)
  * or a time is missing. */
 double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, double oneway_beta);
+
+/* The handshake a ring step's receive waits for (rabred_link_units_t
+ * .rndv_cross_us) from rounds of every rank at once at n increasing sizes
+ * bytes[i], each sample a ring round (each rank sends to one peer and
+ * receives from another) next to an exchange round (each rank with one
+ * peer), so that a slow moment of the machine slows both: `excess_s[i]`
+ * the median over samples of ring - exchange, `pairs_s[i]` the exchange
+ * round's median, `slower[i]` in how many of the `samples` the ring took
+ * longer.  A size pays when the ring took longer in all samples but a
+ * fifth (a sign test: 9 of 11 happen by chance 3 % of the time, 6 of 7
+ * 6 %) and its excess is above 10 % of the exchange round and above
+ * `floor_s` (a latency, what per-message noise adds).  The ring's switch
+ * is the first size from which every larger one pays too (a protocol
+ * switch stays switched): *switch_bytes the size before it (bytes[0] / 2
+ * when the first pays), *cross_us the median excess of the sizes from it,
+ * in microseconds.  Returns how many sizes that is; 0 (and both 0) when
+ * the largest does not pay. */
+int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const double *pairs_s,
+                              const int *slower, int samples, int n, double floor_s,
+                              double *switch_bytes, double *cross_us);
 
 /* The distance list (rabred_link_units_t.distance_mbs) from exchange
  * rounds of every rank with rank XOR 2^k at once, `pairs_s[k]` seconds

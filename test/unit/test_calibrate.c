@@ -186,6 +186,86 @@ static void test_recorded_switch(void)
     }
 }
 
+/* The ring handshake's scan as rabred-calibrate recorded it on the
+ * emulated cluster (16 ranks, 100 Mbit/s links, Open MPI 4.1.4's TCP BTL,
+ * 2026-12-06; bench/results/ring-handshake-20261206): bytes, the exchange
+ * round's median (us), the median of ring - exchange sample by sample
+ * (us), and in how many of 11 samples the ring took longer.  Ping-pong
+ * showed no protocol switch there; every run puts the ring's at 32 KiB
+ * and its handshake at 3.0-3.8 ms, though single sizes below (1-8 KiB:
+ * the ring slower by 20-50 us in nearly every sample) pay on their own. */
+static const double recorded_ring[3][11][4] = {
+    {{256, 120.7, 4.8, 7}, {512, 138.3, 12.1, 11}, {1024, 137.7, 27.1, 11},
+     {2048, 227.6, 20.5, 11}, {4096, 438.4, 25.4, 10}, {8192, 780.1, 38.3, 11},
+     {16384, 1763.8, 46.9, 7}, {32768, 3832.1, 61.8, 6}, {65536, 7563.4, 2037.3, 11},
+     {131072, 15106.9, 3001.9, 10}, {262144, 26245.5, 6074.0, 9}},
+    {{256, 82.4, 9.1, 9}, {512, 129.4, 12.4, 10}, {1024, 132.4, 24.1, 11},
+     {2048, 228.9, 16.1, 9}, {4096, 437.9, 25.9, 11}, {8192, 824.6, 48.9, 11},
+     {16384, 1791.3, 17.9, 6}, {32768, 3819.8, 25.9, 7}, {65536, 8563.0, 1339.2, 11},
+     {131072, 14276.1, 3615.3, 11}, {262144, 26410.4, 4916.9, 9}},
+    {{256, 144.0, 20.0, 8}, {512, 132.0, 28.1, 9}, {1024, 145.1, 31.4, 8},
+     {2048, 246.7, 6.8, 8}, {4096, 457.3, 41.5, 11}, {8192, 896.3, 40.9, 11},
+     {16384, 1748.7, 161.2, 8}, {32768, 3757.3, 327.3, 8}, {65536, 7331.9, 3626.7, 9},
+     {131072, 14329.3, 3820.6, 11}, {262144, 26034.8, 4962.0, 11}},
+};
+
+/* rabred_cal_ring_handshake over n rows {bytes, pairs us, excess us, slower}. */
+static int ring_fit(const double (*rows)[4], int n, double *switch_bytes, double *cross_us)
+{
+    double bytes[RABRED_CAL_MAX_SIZES], excess[RABRED_CAL_MAX_SIZES], pairs[RABRED_CAL_MAX_SIZES];
+    int slower[RABRED_CAL_MAX_SIZES];
+    for (int i = 0; i < n; i++) {
+        bytes[i] = rows[i][0];
+        pairs[i] = 1e-6 * rows[i][1];
+        excess[i] = 1e-6 * rows[i][2];
+        slower[i] = (int)rows[i][3];
+    }
+    return rabred_cal_ring_handshake(bytes, excess, pairs, slower, 11, n, 13.89e-6, switch_bytes,
+                                     cross_us);
+}
+
+/* The ring handshake's fit: the recorded scans give the switch at 32 KiB
+ * and the median of the sizes above it; a ring no slower than the pairs,
+ * or slower only at some sizes below the largest, gives none; a ring
+ * slower at every size puts the switch below the first; a ring slower by
+ * less than 10 % of the round, or in fewer than 9 of 11 samples, does not
+ * pay. */
+static void test_ring_handshake(void)
+{
+    const double want[3] = {3001.9, 3615.3, 3820.6};
+    double sw, cross;
+    for (int k = 0; k < 3; k++) {
+        int n = ring_fit(recorded_ring[k], 11, &sw, &cross);
+        CHECK(3 == n && 32768 == sw && fabs(cross - want[k]) < 1e-6,
+              "recorded scan %d: %d sizes, switch %g B (want 32768), handshake %g us (want %g)",
+              k, n, sw, cross, want[k]);
+    }
+    double rows[6][4];
+    for (int i = 0; i < 6; i++) {
+        double b = 4096 << i, pairs = b / 10; /* us: 10 MB/s */
+        rows[i][0] = b;
+        rows[i][1] = pairs;
+        rows[i][2] = b > 32768 ? 5000 : 0.02 * pairs;
+        rows[i][3] = b > 32768 ? 11 : 5;
+    }
+    CHECK(2 == ring_fit((const double(*)[4])rows, 6, &sw, &cross) && 32768 == sw &&
+              fabs(cross - 5000) < 1e-6,
+          "synthetic switch above 32 KiB: switch %g B, handshake %g us", sw, cross);
+    rows[5][3] = 8; /* the largest: 8 of 11 */
+    CHECK(0 == ring_fit((const double(*)[4])rows, 6, &sw, &cross) && 0 == sw && 0 == cross,
+          "the largest size does not pay: no switch (%g B, %g us)", sw, cross);
+    rows[5][3] = 11;
+    rows[5][2] = 0.09 * rows[5][1];
+    CHECK(0 == ring_fit((const double(*)[4])rows, 6, &sw, &cross),
+          "the largest size 9%% slower: no switch (%g B, %g us)", sw, cross);
+    for (int i = 0; i < 6; i++) {
+        rows[i][2] = 0.5 * rows[i][1];
+        rows[i][3] = 11;
+    }
+    CHECK(6 == ring_fit((const double(*)[4])rows, 6, &sw, &cross) && 2048 == sw,
+          "every size pays: the switch below the first (%g B, want 2048)", sw);
+}
+
 static void test_refused(void)
 {
     rabred_link_units_t ib = {.alpha_us = 2, .mbs = 12000, .oneway_alpha = 0.8,
@@ -484,6 +564,7 @@ int main(void)
 {
     test_synthetic();
     test_recorded_switch();
+    test_ring_handshake();
     test_sends_first();
     test_refused();
     test_round_terms();

@@ -386,6 +386,56 @@ static const rabred_alg_t *pick_flat(const rabred_link_units_t *link, int p, int
     return RABRED_OK == rc ? out.alg : NULL;
 }
 
+/* The crossing-handshake term (rndv_cross): a round that sends a message
+ * above eager_bytes to one peer and receives one from another pays it, an
+ * exchange with one peer does not.  p = 8, 1 MiB: the neighbour ring's 14
+ * rounds of 128 KiB pay it 14 times, Rabenseifner's exchanges never; at
+ * 256 KiB the ring's 32 KiB messages are eager and pay nothing.  With the
+ * emulated cluster's calibration (rabred-calibrate, calibrate-20261206:
+ * no switch seen by ping-pong) the decision takes the ring at 1 MiB; with
+ * the 5.4 ms its ring rounds of 128 KiB took beyond exchange rounds
+ * (bench/results/ring-handshake-20261206) it takes halving and doubling,
+ * measured 168 ms against the ring's 225; at 64 KiB, where the ring's
+ * messages are 8 KiB, the term changes nothing. */
+static void test_rndv_cross_term(void)
+{
+    const int64_t n = 1 << 20;
+    rabred_model_t m = RABRED_TEST_MODEL(0, 1e-9, 0, 1.0, 1.0);
+    m.eager_bytes = 65536;
+    m.rndv_cross = 5e-3;
+    rabred_price_call_t call = {8, -1, 1, n, 0, 0};
+    double rab = -1, ring = -1;
+    CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_neighbor_ring, &call, &m,
+                                           &ring) && fabs(ring - 14 * 5e-3) < 1e-12,
+          "p = 8, 1 MiB: the ring's crossing handshakes %g s, want 14 x 5 ms", ring);
+    CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_rabenseifner, &call, &m, &rab) &&
+              0 == rab,
+          "p = 8, 1 MiB: Rabenseifner's exchanges pay %g s, want 0", rab);
+    call.bytes = n / 4;
+    CHECK(RABRED_OK == rabred_model_extras(&rabred_alg_allreduce_neighbor_ring, &call, &m,
+                                           &ring) && 0 == ring,
+          "p = 8, 256 KiB: the ring's 32 KiB messages are eager, pay %g s, want 0", ring);
+
+    rabred_link_units_t rig = {.alpha_us = 13.89, .mbs = 11.709, .oneway_alpha = 1.266,
+                               .oneway_beta = 0.9796, .repeat = 1, .duplex = 1,
+                               .peer_us = 457.4, .send_buffer_bytes = 1072333,
+                               .sends_first_bytes = 65536};
+    const rabred_alg_t *before = pick_flat(&rig, 8, n);
+    rig.eager_bytes = 32768;
+    rig.rndv_cross_us = 5400;
+    const rabred_alg_t *after = pick_flat(&rig, 8, n), *small = pick_flat(&rig, 8, 1 << 16);
+    rig.rndv_cross_us = 0;
+    const rabred_alg_t *small_before = pick_flat(&rig, 8, 1 << 16);
+    int halving = &rabred_alg_allreduce_rabenseifner == after ||
+                  rabred_table_by_name(RABRED_COLL_ALLREDUCE, "binary_blocks") == after;
+    CHECK(&rabred_alg_allreduce_neighbor_ring == before && halving,
+          "p = 8, 1 MiB on the emulated cluster: %s without the term (want neighbor_ring), %s "
+          "with it (want rabenseifner or binary_blocks)", before ? before->name : "none",
+          after ? after->name : "none");
+    CHECK(small == small_before, "p = 8, 64 KiB: %s with the term, %s without (want the same)",
+          small ? small->name : "none", small_before ? small_before->name : "none");
+}
+
 /* Shifts (rabred_link_units_t.shift_mbs, shift_alpha_us) price the messages to partners
  * other than rank XOR 2^k: with XOR pairs at full speed at every distance
  * and shifts of 2 and more at half speed, Bruck (rank - 2^k) pays, halving
@@ -498,7 +548,7 @@ static void test_distance_term(void)
     for (int k = 0; k < 2; k++) {
         rabred_pricebooks_t books = {0};
         const rabred_pricebook_t *book = NULL;
-        rabred_price_call_t c8 = {8, -1, 1, n, 0};
+        rabred_price_call_t c8 = {8, -1, 1, n, 0, 0};
         CHECK(RABRED_OK == rabred_pricebooks_get_nodes(&books, RABRED_COLL_ALLREDUCE, 8, 0,
                                                        k ? &slow : &m, &intra, &nodes, &book) &&
                   RABRED_OK == rabred_model_extras_nodes(&rabred_alg_allreduce_rabenseifner, &c8,
@@ -722,6 +772,7 @@ int main(void)
     test_far_speeds();
     test_shift_terms();
     test_distance_term();
+    test_rndv_cross_term();
     test_reduce_metric();
     test_distance_parse();
     test_grid();

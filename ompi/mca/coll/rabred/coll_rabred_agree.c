@@ -63,6 +63,7 @@ static uint64_t parameters_digest(void)
                       l[1].eager_bytes,   l[1].rndv_us,      l[1].peer_us,
                       l[1].aggregate_mbs, l[0].rank_mbs,     l[1].rank_mbs,
                       l[0].send_buffer_bytes, l[1].send_buffer_bytes,
+                      l[0].rndv_cross_us, l[1].rndv_cross_us,
                       c->reduce_mbs,      c->round_sync_us,
                       c->copy_mbs,
                       c->arrival_weight,  c->arrival_min_gain};

@@ -33,6 +33,11 @@ typedef struct {
     double rndv;    /* seconds a round that sends and receives a message above
                      * eager_bytes adds (the rendezvous handshakes, crossing) */
     double rndv_oneway; /* the same for a round that only sends or only receives */
+    double rndv_cross;  /* seconds beyond rndv of a round that sends a message above
+                         * eager_bytes to one peer and receives one from another: the
+                         * receive's handshake queues behind the rank's own outgoing
+                         * data (a ring step over TCP), where in an exchange both
+                         * handshakes cross before either side's data */
     double eager_bytes; /* the largest message sent eagerly, bytes; <= 0: no switch */
     double beta_eager;  /* seconds per byte of an exchange of messages up to eager_bytes
                          * (copied through the transport's buffers); 0: as beta */

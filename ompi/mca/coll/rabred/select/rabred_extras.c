@@ -319,6 +319,29 @@ static double peers_extra(const int *peers, int npeers, int overflow, const link
     return t;
 }
 
+/* Does round rd send a message above `eager` bytes to one peer and
+ * receive one above it from another (a ring step, Bruck's, a pipeline's)?
+ * Its receive's handshake then waits behind the rank's own outgoing data
+ * (rndv_cross).  Sends to several peers count as another peer for any
+ * receive. */
+static int crosses(const rabred_plan_t *plan, const rabred_round_t *rd, double eager)
+{
+    int to = -1; /* the peer of the large sends; -2: several */
+    for (int k = 0; k < rd->nxfer; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        if (RABRED_XFER_SEND == x->dir && (double)x->len > eager) {
+            to = to == -1 || to == x->peer ? x->peer : -2;
+        }
+    }
+    for (int k = 0; k < rd->nxfer && to != -1; k++) {
+        const rabred_xfer_t *x = &plan->xfers[rd->first_xfer + k];
+        if (RABRED_XFER_RECV == x->dir && (double)x->len > eager && x->peer != to) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* One rank's structural terms (links: NULL, or the node map's two links);
  * the rank is `rank` of p. */
 static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
@@ -347,6 +370,9 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
         }
         /* a round that sends and receives pays two crossing handshakes */
         t += rd->nxfer > 0 ? m->sync + big * (3 == dirs ? m->rndv : m->rndv_oneway) : 0.0;
+        if (big && 3 == dirs && m->rndv_cross > 0 && crosses(plan, rd, m->eager_bytes)) {
+            t += m->rndv_cross;
+        }
         if (m->duplex > 1 || m->repeat > 1) {
             t += round_pair_extra(plan, rd, moved, m, links);
         }
@@ -461,6 +487,7 @@ static int aggregate_extra(const rabred_alg_t *alg, const rabred_price_call_t *c
 static int no_terms(const rabred_model_t *model)
 {
     return 0 == model->sync && 0 == model->peer && 0 == model->rndv && 0 == model->rndv_oneway &&
+           0 == model->rndv_cross &&
            0 == model->aggregate && !(model->beta_eager > model->beta) && 0 == model->beta_inv &&
            0 == model->beta_overwrite &&
            !(model->duplex > 1) && !(model->repeat > 1) && 0 == model->copy &&

@@ -68,6 +68,7 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .peer = 1e-6 * link->peer_us,
         .rndv = 1e-6 * link->rndv_us,
         .rndv_oneway = 1e-6 * link->rndv_oneway_us,
+        .rndv_cross = 1e-6 * link->rndv_cross_us,
         .beta_eager = link->eager_mbs > 0 ? 1e-6 / link->eager_mbs : 0,
         .beta_inv = link->invalidate_mbs > 0 ? 1e-6 / link->invalidate_mbs : 0,
         .beta_overwrite = link->overwrite_mbs > 0 ? 1e-6 / link->overwrite_mbs : 0,
@@ -655,6 +656,7 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
     return a->alpha == b->alpha && a->beta == b->beta && a->gamma == b->gamma &&
            a->f_alpha == b->f_alpha && a->f_beta == b->f_beta && a->sync == b->sync &&
            a->peer == b->peer && a->rndv == b->rndv && a->rndv_oneway == b->rndv_oneway &&
+           a->rndv_cross == b->rndv_cross &&
            a->beta_eager == b->beta_eager && a->beta_inv == b->beta_inv &&
            a->beta_overwrite == b->beta_overwrite && a->copy == b->copy &&
            a->gamma_far == b->gamma_far && a->copy_far == b->copy_far &&

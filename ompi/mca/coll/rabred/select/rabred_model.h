@@ -53,6 +53,10 @@ typedef struct {
     double rndv_us;      /* what the handshakes of larger messages add to a round that
                           * sends and receives */
     double rndv_oneway_us; /* the same for a round that only sends or receives */
+    double rndv_cross_us; /* what a round adds beyond rndv_us that sends a message above
+                           * eager_bytes to one peer and receives one from another (a
+                           * ring step): the receive's handshake waits behind the
+                           * rank's own outgoing data */
     double eager_mbs;    /* bandwidth of an exchange of messages up to eager_bytes; 0: mbs */
     double invalidate_mbs; /* speed of reducing into memory a peer has read (0: no cost) */
     double overwrite_mbs;  /* speed of overwriting it with a receive or a copy (0: no cost) */
