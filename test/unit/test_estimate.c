@@ -122,7 +122,8 @@ static double uniform(uint64_t *x)
 
 /* Noise is not lateness: 16 ranks arriving 0-10 ms apart in a random order
  * each call (ranks sharing cores) are never acted on, however often a rank
- * is late twice in a row; one rank 50 ms late among them is, less the
+ * is late twice in a row, nor looked at again by the pacing; one rank 50
+ * ms late among them is, less the
  * noise; at p = 2 a rank that turns late is acted on within a few calls;
  * a reset forgets the noise. */
 static void test_noise(void)
@@ -142,6 +143,23 @@ static void test_noise(void)
     CHECK(e.noise > 0.001 && e.noise < 0.005, "their noise measured: %g s", e.noise);
     rabred_estimate_reset(&e);
     CHECK(0 == e.noise, "reset forgets the noise");
+    int exchanges = 0;
+    for (int call = 0; call < 200; call++) { /* the pacing under that noise */
+        if (!rabred_estimate_due(&e)) {
+            continue;
+        }
+        for (int i = 0; i < 16; i++) {
+            g[i] = 0.002 + 0.010 * uniform(&x);
+        }
+        rabred_estimate_update(&e, g, 0.5);
+        rabred_estimate_pace(&e, 0.01, 0.1); /* a rank counts from 1 ms */
+        exchanges++;
+    }
+    /* every 8th call would be 25; a look again after each back-off, on the
+     * last call's raw spread, made it 52 */
+    CHECK(exchanges <= 45, "random 0-10 ms arrivals: %d gap exchanges in 200 calls, want at "
+          "most 45 (no look again at noise)", exchanges);
+    rabred_estimate_reset(&e);
     for (int call = 0; call < 20; call++) {
         for (int i = 0; i < 16; i++) {
             g[i] = 0.002 + 0.005 * uniform(&x) + (3 == i ? 0.050 : 0);

@@ -319,8 +319,10 @@ void rabred_estimate_pace(rabred_estimate_t *e, double balanced_price, double mi
     e->looking = 0;
     if (rabred_estimate_may_gain(e, balanced_price, min_gain)) {
         follow_late(e, balanced_price, min_gain);
-    } else if (!looked && !(spread_of(e->last, e->p) < min_gain * balanced_price)) {
-        e->skip = 0; /* late once: look again next call, keep the period for after */
+    } else if (!looked && !(spread_of(e->last, e->p) - RABRED_ESTIMATE_NOISE_MEDIANS * e->noise <
+                            min_gain * balanced_price)) {
+        /* late once, above the noise: look again next call, keep the period for after */
+        e->skip = 0;
         e->looking = 1;
     } else { /* balanced, or a look again that found no rank late twice */
         back_off(e);
