@@ -4,7 +4,8 @@
 #include "rabred_calibrate_fit.h"
 
 #include <math.h>
-#include <stdlib.h>
+
+#include "plan/rabred_toolkit.h"
 
 static int usable(const rabred_cal_link_t *m)
 {
@@ -273,12 +274,6 @@ double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes
     return left < bytes ? left : bytes;
 }
 
-static int by_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Does size i of the ring handshake's scan pay (rabred_cal_ring_handshake)? */
 static int ring_pays(const double *excess_s, const double *pairs_s, const int *slower,
                      int samples, int i, double floor_s)
@@ -307,8 +302,7 @@ int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const
     if (0 == k) {
         return 0;
     }
-    qsort(excess, (size_t)k, sizeof(double), by_double);
     *switch_bytes = from > 0 ? bytes[from - 1] : bytes[0] / 2;
-    *cross_us = 1e6 * (k % 2 ? excess[k / 2] : 0.5 * (excess[k / 2 - 1] + excess[k / 2]));
+    *cross_us = 1e6 * rabred_median(excess, k);
     return k;
 }

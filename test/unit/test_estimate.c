@@ -620,6 +620,38 @@ static void test_epoch(void)
     rabred_estimate_fini(&e);
 }
 
+/* An estimated selection at p = 5 of 2^17 doubles whose balanced choice
+ * is the pairwise ring (the tests of the cached pick and of the pacing). */
+typedef struct {
+    rabred_pricebook_t book;
+    rabred_choice_t balanced;
+    rabred_estimate_t e;
+    rabred_arrival_pick_t pick;
+    int pick_at_calls, pick_epoch;
+    rabred_select_arrival_t arrival;
+    rabred_select_in_t in;
+} selection_case_t;
+
+enum { CASE_P = 5, CASE_COUNT = 1 << 17 };
+
+static void selection_case_init(selection_case_t *c, double min_gain)
+{
+    memset(c, 0, sizeof(*c));
+    CHECK(RABRED_OK == rabred_pricebook_fill(&c->book, RABRED_COLL_ALLREDUCE, CASE_P, 0, &MODEL),
+          "price book");
+    c->balanced = (rabred_choice_t){
+        .alg = alg("pairwise_ring"), .why = RABRED_WHY_DECISION,
+        .price = book_price(&MODEL, "pairwise_ring", CASE_P, 8 * (int64_t)CASE_COUNT)};
+    CHECK(RABRED_OK == rabred_estimate_init(&c->e, CASE_P), "init");
+    c->arrival = (rabred_select_arrival_t){.est = &c->e, .type_size = 8, .min_gain = min_gain,
+                                           .pick = &c->pick, .pick_at_calls = &c->pick_at_calls,
+                                           .pick_epoch = &c->pick_epoch};
+    c->in = (rabred_select_in_t){.coll = RABRED_COLL_ALLREDUCE, .call = {CASE_P, CASE_COUNT, 1},
+                                 .root = -1, .bytes = 8 * (int64_t)CASE_COUNT,
+                                 .forced = RABRED_ALG_AUTO, .book = &c->book,
+                                 .arrival = &c->arrival, .prepared = &c->balanced};
+}
+
 /* The selection's cached pick follows the estimate's epoch.  A pick made
  * while rank 1 was barely late (spread just above min_gain of the call:
  * worth simulating, nothing gains enough) must not be reused two calls
@@ -629,44 +661,29 @@ static void test_epoch(void)
  * holds. */
 static void test_pick_follows_epoch(void)
 {
-    const int p = 5;
-    const int64_t count = 1 << 17;
     const double min_gain = 0.10;
-    static rabred_pricebook_t book;
-    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &MODEL),
-          "price book");
-    const rabred_alg_t *ring = alg("pairwise_ring");
-    rabred_choice_t balanced = {.alg = ring, .why = RABRED_WHY_DECISION,
-                                .price = book_price(&MODEL, "pairwise_ring", p, 8 * count)};
-    rabred_estimate_t e;
-    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
-    rabred_arrival_pick_t pick = {0};
-    int pick_at_calls = 0, pick_epoch = 0;
-    rabred_select_arrival_t arrival = {.est = &e, .type_size = 8, .min_gain = min_gain,
-                                       .pick = &pick, .pick_at_calls = &pick_at_calls,
-                                       .pick_epoch = &pick_epoch};
-    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, count, 1}, .root = -1,
-                             .bytes = 8 * count, .forced = RABRED_ALG_AUTO, .book = &book,
-                             .arrival = &arrival, .prepared = &balanced};
+    static selection_case_t c;
+    selection_case_init(&c, min_gain);
+    const rabred_alg_t *ring = c.balanced.alg;
     rabred_choice_t out;
-    double g[5] = {0, 1.1 * min_gain * balanced.price, 0, 0, 0};
-    rabred_estimate_update(&e, g, 0.5);
-    rabred_estimate_update(&e, g, 0.5);
-    CHECK(RABRED_OK == rabred_select(&in, &out) && ring == out.alg && 2 == pick_at_calls,
+    double g[5] = {0, 1.1 * min_gain * c.balanced.price, 0, 0, 0};
+    rabred_estimate_update(&c.e, g, 0.5);
+    rabred_estimate_update(&c.e, g, 0.5);
+    CHECK(RABRED_OK == rabred_select(&c.in, &out) && ring == out.alg && 2 == c.pick_at_calls,
           "rank 1 late by 1.1 min_gain: simulated (at call %d), balanced kept (%s)",
-          pick_at_calls, out.alg ? out.alg->name : "previous");
+          c.pick_at_calls, out.alg ? out.alg->name : "previous");
     g[1] = 0.3;
-    rabred_estimate_update(&e, g, 1.0);
-    rabred_estimate_update(&e, g, 1.0);
-    CHECK(RABRED_OK == rabred_select(&in, &out) && NULL != out.alg && out.alg->arrival_aware &&
-              4 == pick_at_calls,
+    rabred_estimate_update(&c.e, g, 1.0);
+    rabred_estimate_update(&c.e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&c.in, &out) && NULL != out.alg && out.alg->arrival_aware &&
+              4 == c.pick_at_calls,
           "two calls later rank 1 is 300 ms late: simulated again (at call %d), %s",
-          pick_at_calls, out.alg ? out.alg->name : "previous");
+          c.pick_at_calls, out.alg ? out.alg->name : "previous");
     const rabred_alg_t *picked = out.alg;
-    rabred_estimate_update(&e, g, 1.0);
-    CHECK(RABRED_OK == rabred_select(&in, &out) && picked == out.alg && 4 == pick_at_calls,
-          "the same offsets a call later: the pick of call %d reused", pick_at_calls);
-    rabred_estimate_fini(&e);
+    rabred_estimate_update(&c.e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&c.in, &out) && picked == out.alg && 4 == c.pick_at_calls,
+          "the same offsets a call later: the pick of call %d reused", c.pick_at_calls);
+    rabred_estimate_fini(&c.e);
 }
 
 /* Pacing follows the choice: a rank late twice brings the exchange back
@@ -713,43 +730,28 @@ static void test_pace_follows_choice(void)
  * (an arrival-aware plan wins) keeps every call. */
 static void test_select_notes_choice(void)
 {
-    const int p = 5;
-    const int64_t count = 1 << 17;
     const double min_gain = 0.10;
-    static rabred_pricebook_t book;
-    CHECK(RABRED_OK == rabred_pricebook_fill(&book, RABRED_COLL_ALLREDUCE, p, 0, &MODEL),
-          "price book");
-    const rabred_alg_t *ring = alg("pairwise_ring");
-    rabred_choice_t balanced = {.alg = ring, .why = RABRED_WHY_DECISION,
-                                .price = book_price(&MODEL, "pairwise_ring", p, 8 * count)};
-    rabred_estimate_t e;
-    CHECK(RABRED_OK == rabred_estimate_init(&e, p), "init");
-    rabred_arrival_pick_t pick = {0};
-    int pick_at_calls = 0, pick_epoch = 0;
-    rabred_select_arrival_t arrival = {.est = &e, .type_size = 8, .min_gain = min_gain,
-                                       .pick = &pick, .pick_at_calls = &pick_at_calls,
-                                       .pick_epoch = &pick_epoch};
-    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, count, 1}, .root = -1,
-                             .bytes = 8 * count, .forced = RABRED_ALG_AUTO, .book = &book,
-                             .arrival = &arrival, .prepared = &balanced};
+    static selection_case_t c;
+    selection_case_init(&c, min_gain);
+    const rabred_alg_t *ring = c.balanced.alg;
     rabred_choice_t out;
-    double g[5] = {0, 1.1 * min_gain * balanced.price, 0, 0, 0};
-    rabred_estimate_update(&e, g, 0.5);
-    rabred_estimate_update(&e, g, 0.5);
-    CHECK(RABRED_OK == rabred_select(&in, &out) && ring == out.alg, "barely late: balanced kept");
-    rabred_estimate_update(&e, g, 0.5);
-    rabred_estimate_pace(&e, balanced.price, min_gain);
-    CHECK(1 == calls_to_next(&e), "barely late, nothing gains: the pacing backs off (%d)",
-          calls_to_next(&e));
+    double g[5] = {0, 1.1 * min_gain * c.balanced.price, 0, 0, 0};
+    rabred_estimate_update(&c.e, g, 0.5);
+    rabred_estimate_update(&c.e, g, 0.5);
+    CHECK(RABRED_OK == rabred_select(&c.in, &out) && ring == out.alg, "barely late: balanced kept");
+    rabred_estimate_update(&c.e, g, 0.5);
+    rabred_estimate_pace(&c.e, c.balanced.price, min_gain);
+    CHECK(1 == calls_to_next(&c.e), "barely late, nothing gains: the pacing backs off (%d)",
+          calls_to_next(&c.e));
     g[1] = 0.3;
-    rabred_estimate_update(&e, g, 1.0);
-    rabred_estimate_update(&e, g, 1.0);
-    CHECK(RABRED_OK == rabred_select(&in, &out) && NULL != out.alg && out.alg->arrival_aware,
+    rabred_estimate_update(&c.e, g, 1.0);
+    rabred_estimate_update(&c.e, g, 1.0);
+    CHECK(RABRED_OK == rabred_select(&c.in, &out) && NULL != out.alg && out.alg->arrival_aware,
           "300 ms late: an arrival-aware plan");
-    rabred_estimate_update(&e, g, 1.0);
-    rabred_estimate_pace(&e, balanced.price, min_gain);
-    CHECK(0 == calls_to_next(&e), "a plan gains: every call exchanges");
-    rabred_estimate_fini(&e);
+    rabred_estimate_update(&c.e, g, 1.0);
+    rabred_estimate_pace(&c.e, c.balanced.price, min_gain);
+    CHECK(0 == calls_to_next(&c.e), "a plan gains: every call exchanges");
+    rabred_estimate_fini(&c.e);
 }
 
 int main(void)

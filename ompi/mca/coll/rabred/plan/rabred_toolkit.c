@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 int rabred_pof2_floor(int n)
 {
@@ -42,6 +43,18 @@ int rabred_bit_reverse(int v, int bits)
         r = (r << 1) | ((v >> b) & 1);
     }
     return r;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double rabred_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(double), by_value);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 void rabred_fold_init(rabred_fold_t *fold, int p, int rank, int keep)

@@ -52,6 +52,9 @@ int rabred_log2_floor(int n);
 int rabred_log2_ceil(int n);
 /* Reverse the lowest `bits` bits of v. */
 int rabred_bit_reverse(int v, int bits);
+/* The median of v[0..n-1], n >= 1 (the mean of the middle two when n is
+ * even); sorts v. */
+double rabred_median(double *v, int n);
 
 /* Fold `rank` of `p`; `keep` is a rank to keep in its pair, or -1. */
 void rabred_fold_init(rabred_fold_t *fold, int p, int rank, int keep);

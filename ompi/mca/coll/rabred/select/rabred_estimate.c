@@ -52,19 +52,6 @@ static double sane_gap(double g)
     return isfinite(g) && g > 0 ? g : 0; /* NaN, inf or a clock step back: 0 */
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n-1] (n >= 1; v is sorted). */
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(double), by_value);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Fold this call's deviations from the smoothed offsets into e->noise
  * (from the second call: the first has no offsets to deviate from). */
 static void fold_noise(rabred_estimate_t *e, const double *gaps, double first, double w)
@@ -75,7 +62,7 @@ static void fold_noise(rabred_estimate_t *e, const double *gaps, double first, d
     for (int i = 0; i < e->p; i++) {
         e->dev[i] = fabs(sane_gap(gaps[i]) - first - e->offset[i]);
     }
-    double m = median_of(e->dev, e->p);
+    double m = rabred_median(e->dev, e->p);
     e->noise = 1 == e->calls ? m : (1 - w) * e->noise + w * m;
 }
 
