@@ -65,6 +65,8 @@ enum { SAMPLES = 7, TAG = 7301 };
  * cluster) move a round's time by 10-60 % from sample to sample, and its
  * test counts samples (rabred_cal_ring_handshake) */
 enum { SCAN_SAMPLES = 11 };
+/* bisections of the ring's switch within the octave the scan found */
+enum { SWITCH_STEPS = 3 };
 
 static int g_rank, g_size;
 static double g_progress_done, g_progress_total;
@@ -721,6 +723,85 @@ static void sample_ring_and_pairs(result_t *r, int k, int rounds, int bytes, int
     r->scan_excess[k] = stats(excess, SCAN_SAMPLES).median;
 }
 
+/* What the bisection of the ring's switch measures at one size. */
+typedef struct {
+    result_t *r;
+    int rounds, sends_first;
+    double floor_s;
+    char *buf, *buf2;
+} switch_probe_t;
+
+/* One midpoint of the bisection: scanned as the other sizes (it joins
+ * the summary's table) and judged by the same test. */
+static int probe_ring_switch(double bytes, void *ctx)
+{
+    switch_probe_t *q = ctx;
+    result_t *r = q->r;
+    int k = r->nscan++;
+    r->scan_bytes[k] = bytes;
+    sample_ring_and_pairs(r, k, q->rounds, (int)bytes, q->sends_first, q->buf, q->buf2);
+    return rabred_cal_ring_pays(r->scan_excess[k], r->scan_pairs[k].median, r->scan_slower[k],
+                                SCAN_SAMPLES, q->floor_s);
+}
+
+/* The scan's sizes in increasing order, the bisection's among them. */
+static void sort_scan(result_t *r)
+{
+    for (int i = 1; i < r->nscan; i++) {
+        for (int j = i; j > 0 && r->scan_bytes[j - 1] > r->scan_bytes[j]; j--) {
+            double b = r->scan_bytes[j];
+            stat_t ring = r->scan_ring[j], pairs = r->scan_pairs[j];
+            double excess = r->scan_excess[j];
+            int slower = r->scan_slower[j];
+            r->scan_bytes[j] = r->scan_bytes[j - 1];
+            r->scan_ring[j] = r->scan_ring[j - 1];
+            r->scan_pairs[j] = r->scan_pairs[j - 1];
+            r->scan_excess[j] = r->scan_excess[j - 1];
+            r->scan_slower[j] = r->scan_slower[j - 1];
+            r->scan_bytes[j - 1] = b;
+            r->scan_ring[j - 1] = ring;
+            r->scan_pairs[j - 1] = pairs;
+            r->scan_excess[j - 1] = excess;
+            r->scan_slower[j - 1] = slower;
+        }
+    }
+}
+
+/* The ring's switch to within an eighth of the octave the scan found it
+ * in: TCP's eager limit is 64 KiB, so the scan sees 32 KiB pass and
+ * 64 KiB pay, and a switch read as 32 KiB charges the handshake to every
+ * ring step between (a 256 KiB allreduce's 51 KiB steps at p = 5: priced
+ * 35 ms above their 36 ms, bench/results/calibrate-20261206c).  Only
+ * between two measured sizes (a switch below the first is not refined). */
+static double refine_ring_switch(result_t *r, const link_t *ring_link, double switch_bytes,
+                                 char *buf, char *buf2)
+{
+    int at = -1;
+    for (int i = 0; i + 1 < r->nscan && at < 0; i++) {
+        at = r->scan_bytes[i] == switch_bytes ? i : -1;
+    }
+    if (at < 0 || r->nscan + SWITCH_STEPS > RABRED_CAL_MAX_SIZES) {
+        g_progress_done += 2 * SWITCH_STEPS;
+        return switch_bytes;
+    }
+    const rabred_link_units_t *fit = &r->link[r->peer_link].fit;
+    double hi = r->scan_bytes[at + 1], hi_oneway = 0;
+    for (int i = 0; i < ring_link->m.n; i++) {
+        hi_oneway = ring_link->m.bytes[i] == hi ? ring_link->m.oneway[i] : hi_oneway;
+    }
+    switch_probe_t q = {.r = r,
+                        .rounds = hi_oneway > 1e-3 ? 2 : 4 * (g_size - 1), /* as the scan's */
+                        .sends_first = fit->sends_first_bytes > 0 && hi >= fit->sends_first_bytes,
+                        .floor_s = 1e-6 * ring_link->fit.alpha_us,
+                        .buf = buf,
+                        .buf2 = buf2};
+    int before = r->nscan;
+    double lo = rabred_cal_refine_switch(switch_bytes, hi, SWITCH_STEPS, probe_ring_switch, &q);
+    g_progress_done += 2 * (SWITCH_STEPS - (r->nscan - before));
+    sort_scan(r);
+    return lo;
+}
+
 /* The ring step's handshake (rndv_cross_us), 3 ranks or more: ring rounds
  * against exchange rounds of every rank at once at each measured size from
  * RABRED_CAL_MIN_EAGER to 4 x RABRED_CAL_MAX_EAGER (protocol switches are
@@ -760,6 +841,11 @@ static void measure_ring_handshake(result_t *r, const link_t *ring_link, char *b
                                   &pairs[first_above], &r->scan_slower[first_above], SCAN_SAMPLES,
                                   n - first_above, 1e-6 * ring_link->fit.alpha_us, &switch_bytes,
                                   &cross_us);
+    }
+    if (cross_us > 0) {
+        switch_bytes = refine_ring_switch(r, ring_link, switch_bytes, buf, buf2);
+    } else {
+        g_progress_done += 2 * SWITCH_STEPS;
     }
     r->ring_switch = switch_bytes;
     fit->rndv_cross_us = cross_us;
@@ -1233,7 +1319,7 @@ int main(int argc, char **argv)
     }
     r.far_classes = r.link[1].a >= 0 ? far_classes(r.nodes) : 0;
     r.core_cache = core_cache_bytes();
-    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + 2 * scanned * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + 2 * (scanned + SWITCH_STEPS) * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
                        (r.far_classes > 1 ? 2 * (r.far_classes - 1) + 2 * r.far_classes : 0) +
                        2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +

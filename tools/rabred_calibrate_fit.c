@@ -274,12 +274,27 @@ double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes
     return left < bytes ? left : bytes;
 }
 
-/* Does size i of the ring handshake's scan pay (rabred_cal_ring_handshake)? */
-static int ring_pays(const double *excess_s, const double *pairs_s, const int *slower,
-                     int samples, int i, double floor_s)
+int rabred_cal_ring_pays(double excess_s, double pairs_s, int slower, int samples,
+                         double floor_s)
 {
-    return slower[i] >= samples - samples / 5 && excess_s[i] > 0.1 * pairs_s[i] &&
-           excess_s[i] > floor_s;
+    return slower >= samples - samples / 5 && excess_s > 0.1 * pairs_s && excess_s > floor_s;
+}
+
+double rabred_cal_refine_switch(double lo, double hi, int steps,
+                                int (*pays)(double bytes, void *ctx), void *ctx)
+{
+    for (int k = 0; k < steps; k++) {
+        double mid = 8 * floor((lo + hi) / 16);
+        if (!(mid > lo && mid < hi)) {
+            break; /* within 8 bytes: nothing left to tell */
+        }
+        if (pays(mid, ctx)) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    return lo;
 }
 
 int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const double *pairs_s,
@@ -290,7 +305,7 @@ int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const
     int from = n;
     *switch_bytes = *cross_us = 0;
     for (int i = n - 1; i >= 0 && i >= n - RABRED_CAL_MAX_SIZES; i--) {
-        if (!ring_pays(excess_s, pairs_s, slower, samples, i, floor_s)) {
+        if (!rabred_cal_ring_pays(excess_s[i], pairs_s[i], slower[i], samples, floor_s)) {
             break;
         }
         from = i;

@@ -130,6 +130,22 @@ int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const
                               const int *slower, int samples, int n, double floor_s,
                               double *switch_bytes, double *cross_us);
 
+/* Does one size of the ring handshake's scan pay (the test
+ * rabred_cal_ring_handshake applies to each size)? */
+int rabred_cal_ring_pays(double excess_s, double pairs_s, int slower, int samples,
+                         double floor_s);
+
+/* Where between two sizes of the scan the ring's switch is: `lo` bytes
+ * do not pay, `hi` bytes do (sizes a factor 2 apart tell the switch only
+ * to within that factor, and a 40 KiB ring step priced as a 64 KiB one
+ * pays a handshake it does not have).  Bisects `steps` times, asking
+ * pays(bytes, ctx) (which measures that size) at each midpoint rounded
+ * down to 8 bytes; returns the largest size known not to pay, so that the
+ * switch found is never above the true one and within (hi - lo) / 2^steps
+ * of it. */
+double rabred_cal_refine_switch(double lo, double hi, int steps,
+                                int (*pays)(double bytes, void *ctx), void *ctx);
+
 /* The distance list (rabred_link_units_t.distance_mbs) from exchange
  * rounds of every rank with rank XOR 2^k at once, `pairs_s[k]` seconds
  * each for k = 0 .. n-1 (`sync_s` of each the rounds' synchronisation):

@@ -266,6 +266,42 @@ static void test_ring_handshake(void)
           "every size pays: the switch below the first (%g B, want 2048)", sw);
 }
 
+/* A network whose ring step pays from `switch_bytes` + 1 on, counting
+ * the sizes asked. */
+typedef struct {
+    double switch_bytes;
+    int asked;
+} fake_switch_t;
+
+static int fake_pays(double bytes, void *ctx)
+{
+    fake_switch_t *net = ctx;
+    net->asked++;
+    return bytes > net->switch_bytes;
+}
+
+/* The switch's bisection: never above the true switch, within an eighth
+ * of the octave after 3 steps, 3 sizes measured; TCP's 64 KiB limit less
+ * a header is found at 61440, not the scan's 32768. */
+static void test_refine_switch(void)
+{
+    const double truths[] = {32768, 32769, 40000, 49152, 65536 - 64, 65535};
+    for (int k = 0; k < NELEMS(truths); k++) {
+        fake_switch_t net = {truths[k], 0};
+        double got = rabred_cal_refine_switch(32768, 65536, 3, fake_pays, &net);
+        CHECK(got <= truths[k] && truths[k] - got < 32768.0 / 8 && 3 == net.asked,
+              "switch %g: found %g after %d sizes (want <= it, within 4096, 3 sizes)",
+              truths[k], got, net.asked);
+    }
+    fake_switch_t tcp = {65536 - 64, 0};
+    double got = rabred_cal_refine_switch(32768, 65536, 3, fake_pays, &tcp);
+    CHECK(61440 == got, "TCP's eager limit: switch %g (want 61440)", got);
+    fake_switch_t close = {100, 0};
+    got = rabred_cal_refine_switch(96, 104, 3, fake_pays, &close);
+    CHECK(96 == got && 0 == close.asked, "sizes 8 bytes apart: no probe, switch %g (%d asked)",
+          got, close.asked);
+}
+
 static void test_refused(void)
 {
     rabred_link_units_t ib = {.alpha_us = 2, .mbs = 12000, .oneway_alpha = 0.8,
@@ -565,6 +601,7 @@ int main(void)
     test_synthetic();
     test_recorded_switch();
     test_ring_handshake();
+    test_refine_switch();
     test_sends_first();
     test_refused();
     test_round_terms();
