@@ -53,8 +53,9 @@
  *                   exchange rounds of every rank, by size
  *                   (rabred_cal_ring_handshake); where ping-pong shows no
  *                   switch (a handshake's round trip is lost in a slow
- *                   link's message time), the ring's switch is the link's
- *                   eager_bytes;
+ *                   link's message time), the ring's switch, bisected
+ *                   within its octave (rabred_cal_refine_switch), is the
+ *                   link's eager_bytes;
  * The reduction speed and the per-round, per-peer and aggregate terms come
  * from their own measurements (rabred_calibrate.c) as plain differences
  * and ratios.
