@@ -354,6 +354,22 @@ void mca_coll_rabred_exec_abandon(mca_coll_rabred_exec_t *x)
     x->n[0] = x->n[1] = 0;
 }
 
+/* A ready plan whose one_transfer is set: what the blocking walk does
+ * with its one step (post() runs the lone transfer with the PML's
+ * blocking call, nothing is left to wait for, then the step's local
+ * steps), without the walk's indirect calls and request slots: at the
+ * root of a small MPI_Reduce over two ranks the walk cost more
+ * instructions than the receive itself (bench/shm/call-instructions.sh). */
+static int run_one_transfer(const mca_coll_rabred_exec_t *x)
+{
+    const rabred_step_t *st = &x->sched->steps[0];
+    int rc = transfer_now(x, st);
+    for (int r = st->first; r < st->end && OMPI_SUCCESS == rc; r++) {
+        rc = run_locals((void *)x, r);
+    }
+    return rc;
+}
+
 int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rabred_bufs_t *bufs,
                             struct ompi_datatype_t *dtype, struct ompi_op_t *op, int tag,
                             struct ompi_communicator_t *comm)
@@ -362,6 +378,9 @@ int mca_coll_rabred_execute(const rabred_ready_plan_t *ready, const mca_coll_rab
     mca_coll_rabred_exec_init(&x, ready, bufs, dtype, op, tag, comm,
                               (ompi_request_t **)ready->requests);
     x.blocking = 1;
+    if (ready->one_transfer) {
+        return run_one_transfer(&x); /* nothing posted: nothing to drop */
+    }
     int rc = rabred_schedule_walk(&ready->schedule, &pml_ops, &x);
     if (OMPI_SUCCESS != rc) { /* drop what is still posted */
         mca_coll_rabred_exec_abandon(&x);

@@ -199,6 +199,7 @@ int rabred_ready_plan_build(rabred_ready_plan_t *r, const rabred_alg_t *alg,
         r->elements = NULL != elements ? *elements : none;
         r->sends_first_len = sends_first_len(&r->schedule, &r->elements);
         r->only_send = is_only_send(&r->plan);
+        r->one_transfer = 1 == r->schedule.nsteps && r->schedule.steps[0].alone;
         r->temporaries = temporaries(&r->plan, args);
         r->alg = alg;
     }

@@ -74,6 +74,11 @@ typedef struct {
      * leaf): a blocking call sends plan.xfers[0] from the caller's input
      * with no executor state (coll_rabred_exec.c, mca_coll_rabred_send_only) */
     int32_t only_send;
+    /* 1: the schedule is one step whose one transfer runs alone (a tree's
+     * root with one child): a blocking call runs that transfer with the
+     * PML's blocking call and then the step's local steps, which is all
+     * the walk would do (coll_rabred_exec.c, mca_coll_rabred_execute) */
+    int32_t one_transfer;
     /* the temporaries this rank takes, bit b for buffer b (ACC, TMP,
      * TMP2): ACC is the caller's receive buffer except on a reduce's
      * non-root ranks.  0, as at a small reduce's root: a call takes none
