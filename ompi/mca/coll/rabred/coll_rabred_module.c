@@ -417,18 +417,28 @@ static int arrival_plan(mca_coll_rabred_module_t *m, const call_t *c, rabred_pre
     return OMPI_SUCCESS;
 }
 
-void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
+/* The call's line at verbose 2 (fallbacks from verbose 1); apart from
+ * the counting, so that the count stays small enough to be inlined into
+ * the hot path. */
+static void __attribute__((noinline)) say_call(const call_t *c, const rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
-    unsigned long long *calls = c->nonblocking ? k->icalls[c->coll] : k->calls[c->coll];
-    calls[NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
-    if (OPAL_UNLIKELY(k->verbose >= 2 ||
-                      (k->verbose >= 1 && RABRED_WHY_FALLBACK == choice->why))) {
+    if (k->verbose >= 2 || RABRED_WHY_FALLBACK == choice->why) {
         opal_output(k->output, "coll:rabred: %s%s p=%d bytes=%lld alg=%s why=%s (%s)",
                     c->nonblocking ? "i" : "", rabred_coll_name(c->coll), c->p,
                     (long long)c->count * (long long)type_size(c->dtype),
                     choice->alg ? choice->alg->name : "previous", rabred_why_name(choice->why),
                     choice->reason);
+    }
+}
+
+void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
+{
+    mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
+    unsigned long long *calls = c->nonblocking ? k->icalls[c->coll] : k->calls[c->coll];
+    calls[NULL != choice->alg ? choice->alg->id : 0]++; /* slot 0: previous */
+    if (OPAL_UNLIKELY(k->verbose >= 1)) {
+        say_call(c, choice);
     }
 }
 
