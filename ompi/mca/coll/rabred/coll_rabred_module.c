@@ -492,19 +492,13 @@ int mca_coll_rabred_call_tag(const call_t *c)
                                             : MCA_COLL_BASE_TAG_REDUCE;
 }
 
-/* Take the temporaries the plan names, run it, give them back. */
-static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
+/* run() with temporaries: apart, so that the calls without any (a small
+ * reduce's leaf and root) do not set up its frame. */
+static int __attribute__((noinline))
+run_with_temporaries(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r,
+                     int tag)
 {
-    int tag = mca_coll_rabred_call_tag(c);
-    if (r->only_send) { /* a leaf: no temporaries, no executor state */
-        return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype, tag,
-                                         c->comm);
-    }
     mca_coll_rabred_bufs_t bufs;
-    if (0 == r->temporaries) { /* the caller's buffers only */
-        bufs = given_buffers(c);
-        return mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
-    }
     mca_coll_rabred_tmpbuf_t t[3];
     int rc = mca_coll_rabred_take_buffers(c, r, m->scratch, t, &bufs);
     if (OMPI_SUCCESS == rc) {
@@ -517,6 +511,21 @@ static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_
         mca_coll_rabred_tmpbuf_free(&t[i]);
     }
     return rc;
+}
+
+/* Take the temporaries the plan names, run it, give them back. */
+static int run(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ready_plan_t *r)
+{
+    int tag = mca_coll_rabred_call_tag(c);
+    if (r->only_send) { /* a leaf: no temporaries, no executor state */
+        return mca_coll_rabred_send_only(r, c->in_place ? c->rbuf : c->sbuf, c->dtype, tag,
+                                         c->comm);
+    }
+    if (0 == r->temporaries) { /* the caller's buffers only */
+        mca_coll_rabred_bufs_t bufs = given_buffers(c);
+        return mca_coll_rabred_execute(r, &bufs, c->dtype, c->op, tag, c->comm);
+    }
+    return run_with_temporaries(m, c, r, tag);
 }
 
 static int run_previous(const mca_coll_rabred_module_t *m, const call_t *c)
