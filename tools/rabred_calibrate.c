@@ -700,6 +700,20 @@ static void measure_latencies(result_t *r, const link_t *ring_link, int sends_fi
     r->nlatency = slower ? r->far_classes : 0;
 }
 
+/* Rounds per sample of the scan at a size whose one-way message takes
+ * oneway_s: two when that is above a millisecond, else enough that every
+ * rank's step comes round several times. */
+static int scan_rounds(double oneway_s)
+{
+    return oneway_s > 1e-3 ? 2 : 4 * (g_size - 1);
+}
+
+/* Does the link post sends first at this size (its sends_first_bytes)? */
+static int sends_first_at(const rabred_link_units_t *fit, double bytes)
+{
+    return fit->sends_first_bytes > 0 && bytes >= fit->sends_first_bytes;
+}
+
 /* Scan size k: SAMPLES of ring rounds, each next to exchange rounds in
  * pairs (after one untimed pass of each), as two steps of the progress
  * bar. */
@@ -726,7 +740,8 @@ static void sample_ring_and_pairs(result_t *r, int k, int rounds, int bytes, int
 /* What the bisection of the ring's switch measures at one size. */
 typedef struct {
     result_t *r;
-    int rounds, sends_first;
+    const rabred_link_units_t *fit;
+    int rounds;
     double floor_s;
     char *buf, *buf2;
 } switch_probe_t;
@@ -739,32 +754,38 @@ static int probe_ring_switch(double bytes, void *ctx)
     result_t *r = q->r;
     int k = r->nscan++;
     r->scan_bytes[k] = bytes;
-    sample_ring_and_pairs(r, k, q->rounds, (int)bytes, q->sends_first, q->buf, q->buf2);
+    sample_ring_and_pairs(r, k, q->rounds, (int)bytes, sends_first_at(q->fit, bytes), q->buf,
+                          q->buf2);
     return rabred_cal_ring_pays(r->scan_excess[k], r->scan_pairs[k].median, r->scan_slower[k],
                                 SCAN_SAMPLES, q->floor_s);
+}
+
+/* Reorder n elements of `size` bytes at base as order[] lists them. */
+static void permute(void *base, size_t size, const int *order, int n)
+{
+    char tmp[RABRED_CAL_MAX_SIZES * sizeof(stat_t)];
+    for (int i = 0; i < n; i++) {
+        memcpy(tmp + i * size, (char *)base + order[i] * size, size);
+    }
+    memcpy(base, tmp, n * size);
 }
 
 /* The scan's sizes in increasing order, the bisection's among them. */
 static void sort_scan(result_t *r)
 {
-    for (int i = 1; i < r->nscan; i++) {
-        for (int j = i; j > 0 && r->scan_bytes[j - 1] > r->scan_bytes[j]; j--) {
-            double b = r->scan_bytes[j];
-            stat_t ring = r->scan_ring[j], pairs = r->scan_pairs[j];
-            double excess = r->scan_excess[j];
-            int slower = r->scan_slower[j];
-            r->scan_bytes[j] = r->scan_bytes[j - 1];
-            r->scan_ring[j] = r->scan_ring[j - 1];
-            r->scan_pairs[j] = r->scan_pairs[j - 1];
-            r->scan_excess[j] = r->scan_excess[j - 1];
-            r->scan_slower[j] = r->scan_slower[j - 1];
-            r->scan_bytes[j - 1] = b;
-            r->scan_ring[j - 1] = ring;
-            r->scan_pairs[j - 1] = pairs;
-            r->scan_excess[j - 1] = excess;
-            r->scan_slower[j - 1] = slower;
+    int order[RABRED_CAL_MAX_SIZES], n = r->nscan;
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (; j > 0 && r->scan_bytes[order[j - 1]] > r->scan_bytes[i]; j--) {
+            order[j] = order[j - 1];
         }
+        order[j] = i;
     }
+    permute(r->scan_bytes, sizeof(double), order, n);
+    permute(r->scan_ring, sizeof(stat_t), order, n);
+    permute(r->scan_pairs, sizeof(stat_t), order, n);
+    permute(r->scan_excess, sizeof(double), order, n);
+    permute(r->scan_slower, sizeof(int), order, n);
 }
 
 /* The ring's switch to within an eighth of the octave the scan found it
@@ -784,14 +805,13 @@ static double refine_ring_switch(result_t *r, const link_t *ring_link, double sw
         g_progress_done += 2 * SWITCH_STEPS;
         return switch_bytes;
     }
-    const rabred_link_units_t *fit = &r->link[r->peer_link].fit;
     double hi = r->scan_bytes[at + 1], hi_oneway = 0;
     for (int i = 0; i < ring_link->m.n; i++) {
         hi_oneway = ring_link->m.bytes[i] == hi ? ring_link->m.oneway[i] : hi_oneway;
     }
     switch_probe_t q = {.r = r,
-                        .rounds = hi_oneway > 1e-3 ? 2 : 4 * (g_size - 1), /* as the scan's */
-                        .sends_first = fit->sends_first_bytes > 0 && hi >= fit->sends_first_bytes,
+                        .fit = &r->link[r->peer_link].fit,
+                        .rounds = scan_rounds(hi_oneway), /* as the scan's at hi */
                         .floor_s = 1e-6 * ring_link->fit.alpha_us,
                         .buf = buf,
                         .buf2 = buf2};
@@ -822,10 +842,9 @@ static void measure_ring_handshake(result_t *r, const link_t *ring_link, char *b
         if (bytes < RABRED_CAL_MIN_EAGER || bytes > 4 * RABRED_CAL_MAX_EAGER) {
             continue;
         }
-        int rounds = m->oneway[i] > 1e-3 ? 2 : 4 * (g_size - 1);
-        int sends_first = fit->sends_first_bytes > 0 && bytes >= fit->sends_first_bytes;
         r->scan_bytes[n] = bytes;
-        sample_ring_and_pairs(r, n, rounds, bytes, sends_first, buf, buf2);
+        sample_ring_and_pairs(r, n, scan_rounds(m->oneway[i]), bytes, sends_first_at(fit, bytes),
+                              buf, buf2);
         if (first_above < 0 && !(fit->eager_bytes > 0 && bytes <= fit->eager_bytes)) {
             first_above = n; /* the sizes the fit reads: above the link's eager limit */
         }
@@ -911,9 +930,8 @@ static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, 
         i--;
     }
     int bytes = i >= 0 ? (int)m->bytes[i] : 65536;
-    int rounds = i >= 0 && m->oneway[i] > 1e-3 ? 2 : 4 * (g_size - 1);
-    int sends_first = ring_link->fit.sends_first_bytes > 0 &&
-                      bytes >= ring_link->fit.sends_first_bytes; /* the executor's order */
+    int rounds = scan_rounds(i >= 0 ? m->oneway[i] : 0);
+    int sends_first = sends_first_at(&ring_link->fit, bytes); /* the executor's order */
     r->big_bytes = bytes;
     r->ring_big = measure_rounds(RING, 0, rounds, bytes, sends_first, buf, buf2);
     r->pairs_big = measure_rounds(PAIRS, 0, rounds, bytes, sends_first, buf, buf2);
