@@ -706,8 +706,23 @@ if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
             bash bench/cluster/cluster.sh run -np 6 --map-by node --bind-to socket \
             "${param_args[@]}" --mca coll_rabred_verbose 2 "$bench" -s 64K -r 1 -t 1 \
             -c allreduce --variants tuned:default >"$logs/cluster-sockets.log" 2>&1
+        # rabred-calibrate with two ranks per host in block order: its
+        # network rounds must run on one rank per host (0, 2, 4), or the
+        # exchange pairs (0,1), (2,3) stay inside a host.
+        rm -rf "$logs/cluster-calibrate"
+        timeout -k 30 600 bash bench/cluster/cluster.sh run -np 6 --map-by slot \
+            tools/rabred-calibrate --max-bytes 256K --out "$logs/cluster-calibrate" \
+            >"$logs/cluster-calibrate.log" 2>&1
     fi
     bash bench/cluster/cluster.sh down >>"$cl_log" 2>&1
+    cal_md=$logs/cluster-calibrate/rabred-calibration.md
+    if grep -q "^Lock-step rounds on 3 ranks (one per node): world ranks 0, 2, 4\.$" "$cal_md" &&
+       grep -q "^coll_rabred_inter_duplex = " "$logs/cluster-calibrate/rabred-calibration.conf" &&
+       grep -q "^| aggregate term | not measured | | needs 4 ranks or more (one per node" "$cal_md"; then
+        pass cluster-calibrate-rounds-one-per-node
+    else
+        fail cluster-calibrate-rounds-one-per-node "$logs/cluster-calibrate.log"
+    fi
     learned="MPI_COMM_WORLD: 6 ranks on 3 nodes (2 to 2 per node, interleaved;"
     if [ "$(grep -c "$learned sockets unknown), from the runtime's locality" "$cl_log")" = 6 ]; then
         pass cluster-node-map-learned

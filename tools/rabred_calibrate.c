@@ -24,8 +24,10 @@
  *   system reports (1 MiB when it reports none) and, beyond it, of four
  *   times that cache (at most 64 MiB): the speeds in cache and from
  *   memory (coll_rabred_core_cache_bytes);
- *   rounds out of step: every rank exchanges 8 bytes with its ring
- *   neighbours, round after round; what a round takes beyond the message;
+ *   rounds out of step, on one rank per node when there are several
+ *   nodes (the network's terms; the other ranks sleep), else on every
+ *   rank: each exchanges 8 bytes with its ring neighbours, round after
+ *   round; what a round takes beyond the message;
  *   at the largest size measured (at most 1 MiB, where bytes, not
  *   per-message costs, decide): duplex (3 ranks or more), ring rounds of
  *   every rank against exchange rounds of every rank in pairs; the
@@ -34,7 +36,7 @@
  *   distinct peers (5 ranks or more): 64 KiB rounds to a new pair of
  *   peers every round against the ring's, the difference per peer.
  * A term that cannot be measured here (no two ranks on one node, one node
- * only, fewer than 5 ranks) is not written: the built-in default stays, and
+ * only, fewer than 5 nodes, or 5 ranks on one node) is not written: the built-in default stays, and
  * the summary says so.  Every number is the median of several samples;
  * the summary gives their spread, (max - min) / median.  Rank 0 shows
  * progress on stderr.  About a minute on a fast network; on slow links the
@@ -69,6 +71,15 @@ enum { SCAN_SAMPLES = 11 };
 enum { SWITCH_STEPS = 3 };
 
 static int g_rank, g_size;
+/* The ranks of the lock-step rounds (sync, duplex, aggregate, the ring's
+ * handshake, peers, distances), as world ranks g_round[0..g_nround-1]:
+ * one per node when the job spans nodes, so that every message crosses
+ * the network whose terms they are; on one node, every rank.  With every
+ * rank, two per node in block order put half a ring's steps and every
+ * exchange pair inside a node, and the network's duplex read 25.6
+ * (exchange rounds at shared-memory speed).  The others sleep meanwhile.
+ * g_round_me: this rank's place among them, -1 when not one of them. */
+static int g_nround, g_round_me = -1, *g_round;
 static double g_progress_done, g_progress_total;
 
 static void progress(const char *what)
@@ -486,8 +497,8 @@ static void send_recv(char *buf, char *buf2, int bytes, int to, int from, int se
 enum { RING = 0, DISTINCT = 1, PAIRS = 2 };
 
 /* Seconds per round of `rounds` lock-step rounds: in round j every rank
- * of the ring sends `bytes` to the one d_j after it and receives from the
- * one d_j before, d_j = 1 (RING) or d_j = j + 1 (DISTINCT: every round
+ * of the ring (the ranks of g_round) sends `bytes` to the one d_j after
+ * it and receives from the one d_j before, d_j = 1 (RING) or d_j = j + 1 (DISTINCT: every round
  * another peer), or exchanges `bytes` with its pair r ^ pair (PAIRS, pair
  * a power of two; a rank without one in range idles); the slowest
  * rank's.  The ring is every rank, or (half) the even-numbered ones while
@@ -495,8 +506,8 @@ enum { RING = 0, DISTINCT = 1, PAIRS = 2 };
 static double rounds_time(int rounds, int pattern, int half, int bytes, int sends_first,
                           int pair, char *buf, char *buf2)
 {
-    int n = half ? (g_size + 1) / 2 : g_size, me = half ? g_rank / 2 : g_rank;
-    int step = half ? 2 : 1, active = !half || 0 == g_rank % 2;
+    int n = half ? (g_nround + 1) / 2 : g_nround, me = half ? g_round_me / 2 : g_round_me;
+    int step = half ? 2 : 1, active = g_round_me >= 0 && (!half || 0 == g_round_me % 2);
     double mine = 0, slowest;
     active = active && !(PAIRS == pattern && (me ^ pair) >= n);
     MPI_Barrier(MPI_COMM_WORLD);
@@ -506,7 +517,7 @@ static double rounds_time(int rounds, int pattern, int half, int bytes, int send
             int d = DISTINCT == pattern ? 1 + j % (n - 1) : RING == pattern ? pair : 1;
             int to = PAIRS == pattern ? me ^ pair : (me + d) % n;
             int from = PAIRS == pattern ? me ^ pair : (me - d + n) % n;
-            send_recv(buf, buf2, bytes, step * to, step * from, sends_first);
+            send_recv(buf, buf2, bytes, g_round[step * to], g_round[step * from], sends_first);
         }
         mine = (MPI_Wtime() - t0) / rounds;
     }
@@ -582,6 +593,30 @@ static void choose_pairs(const int *leader, link_t *intra, link_t *inter, int *n
             inter->b = r;
         }
     }
+}
+
+/* g_round: the node leaders when there are several nodes, else every rank. */
+static void choose_round_ranks(const int *leader, int nodes)
+{
+    g_nround = 0;
+    for (int r = 0; r < g_size; r++) {
+        if (nodes < 2 || leader[r] == r) {
+            g_round_me = r == g_rank ? g_nround : g_round_me;
+            g_round[g_nround++] = r;
+        }
+    }
+}
+
+/* "all 8 ranks" or "4 ranks (one per node)", for the summary. */
+static const char *round_ranks_text(void)
+{
+    static char text[64];
+    if (g_nround == g_size) {
+        snprintf(text, sizeof(text), "all %d ranks", g_nround);
+    } else {
+        snprintf(text, sizeof(text), "%d ranks (one per node)", g_nround);
+    }
+    return text;
 }
 
 /* A list parameter's line, when it has entries. */
@@ -705,7 +740,7 @@ static void measure_latencies(result_t *r, const link_t *ring_link, int sends_fi
  * rank's step comes round several times. */
 static int scan_rounds(double oneway_s)
 {
-    return oneway_s > 1e-3 ? 2 : 4 * (g_size - 1);
+    return oneway_s > 1e-3 ? 2 : 4 * (g_nround - 1);
 }
 
 /* Does the link post sends first at this size (its sends_first_bytes)? */
@@ -937,9 +972,9 @@ static void measure_big_rounds(result_t *r, const link_t *ring_link, char *buf, 
     r->pairs_big = measure_rounds(PAIRS, 0, rounds, bytes, sends_first, buf, buf2);
     r->duplex = rabred_cal_duplex_rounds(r->ring_big.median, r->pairs_big.median,
                                          1e-6 * r->sync_us, ring_link->fit.oneway_beta);
-    if (g_size >= 4) {
+    if (g_nround >= 4) {
         r->half_big = measure_rounds(RING, 1, rounds, bytes, sends_first, buf, buf2);
-        r->aggregate_mbs = rabred_cal_aggregate_mbs(g_size, bytes, r->ring_big.median,
+        r->aggregate_mbs = rabred_cal_aggregate_mbs(g_nround, bytes, r->ring_big.median,
                                                     1e-6 * r->sync_us, r->half_big.median);
     }
     if (r->far_classes > 1 && ring_link == &r->link[1]) {
@@ -1010,11 +1045,11 @@ static int write_conf(const char *path, const result_t *r, const char *files)
         fprintf(f, "coll_rabred_copy_far_mbs = %.6g\n", r->copy_far.median);
     }
     fprintf(f, "coll_rabred_round_sync_us = %.4g\n", r->sync_us);
-    if (g_size >= 4) { /* measured from 4 ranks: fewer leave the default */
+    if (g_nround >= 4) { /* measured from 4 ranks: fewer leave the default */
         fprintf(f, "coll_rabred_%s_aggregate_mbs = %.6g\n", r->link[r->peer_link].name,
                 r->aggregate_mbs);
     }
-    if (g_size >= 3) {
+    if (g_nround >= 3) {
         fprintf(f, "coll_rabred_%s_duplex = %.4g\n", r->link[r->peer_link].name, r->duplex);
     }
     if (r->have_peer) {
@@ -1051,8 +1086,8 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->rndv_us);
     fprintf(f, "| `coll_rabred_%s_rndv_oneway_us` | %.3g us | | the same, one-way |\n", l->name,
             u->rndv_oneway_us);
-    fprintf(f, "| `coll_rabred_%s_rndv_cross_us` | %.3g us | | ring rounds of every rank beyond exchange rounds, median over the sizes above the switch (table below; 0: not measured, or no size pays) |\n",
-            l->name, u->rndv_cross_us);
+    fprintf(f, "| `coll_rabred_%s_rndv_cross_us` | %.3g us | | ring rounds of %s beyond exchange rounds, median over the sizes above the switch (table below; 0: not measured, or no size pays) |\n",
+            l->name, u->rndv_cross_us, round_ranks_text());
     fprintf(f, "| `coll_rabred_%s_eager_mbs` | %.4g MB/s | | exchange slope up to the eager limit (0: as mbs) |\n",
             l->name, u->eager_mbs);
     fprintf(f, "| `coll_rabred_%s_invalidate_mbs` | %.4g MB/s | | reducing into %d bytes a peer just read (%.3g us) against its own (%.3g us); 0: no cost |\n",
@@ -1119,18 +1154,28 @@ static void summary_ring_scan(FILE *f, const result_t *r)
         return;
     }
     const link_t *l = &r->link[r->peer_link];
-    fprintf(f, "\nRounds of all %d ranks by size (us, medians; %s-node link): ring (each rank "
+    fprintf(f, "\nRounds of %s by size (us, medians; %s-node link): ring (each rank "
                "sends to the next and receives from the one before) against exchanges in pairs. "
                "The ring's switch: %.0f bytes%s.\n\n| bytes | ring | pairs | ring - pairs, "
                "sample by sample | samples where the ring took longer |\n"
                "|---:|---:|---:|---:|---:|\n",
-            g_size, l->name, r->ring_switch,
+            round_ranks_text(), l->name, r->ring_switch,
             r->switch_from_ring ? " (the link's eager_bytes: ping-pong showed no switch)" : "");
     for (int i = 0; i < r->nscan; i++) {
         fprintf(f, "| %.0f | %.1f | %.1f | %.1f | %d of %d |\n", r->scan_bytes[i],
                 1e6 * r->scan_ring[i].median, 1e6 * r->scan_pairs[i].median,
                 1e6 * r->scan_excess[i], r->scan_slower[i], SCAN_SAMPLES);
     }
+}
+
+/* Which world ranks ran the lock-step rounds (g_round). */
+static void summary_round_ranks(FILE *f)
+{
+    fprintf(f, "Lock-step rounds on %s: world ranks", round_ranks_text());
+    for (int i = 0; i < g_nround; i++) {
+        fprintf(f, "%s %d", i ? "," : "", g_round[i]);
+    }
+    fprintf(f, ".\n\n");
 }
 
 static int write_summary(const char *path, const result_t *r)
@@ -1141,9 +1186,10 @@ static int write_summary(const char *path, const result_t *r)
     }
     fprintf(f, "# rabred-calibrate: p = %d on %d node(s)\n\n"
                "Medians of %d samples; spread = (max - min) / median, the worst of a link's "
-               "sizes. Written to `rabred-calibration.conf`.\n\n"
-               "| term | value | spread | measured as |\n|:---|---:|---:|:---|\n",
+               "sizes. Written to `rabred-calibration.conf`.\n\n",
             g_size, r->nodes, SAMPLES);
+    summary_round_ranks(f);
+    fprintf(f, "| term | value | spread | measured as |\n|:---|---:|---:|:---|\n");
     summary_link(f, &r->link[0]);
     summary_link(f, &r->link[1]);
     double near_kib = r->near_count * sizeof(double) / 1024.0;
@@ -1162,24 +1208,29 @@ static int write_summary(const char *path, const result_t *r)
     } else {
         fprintf(f, "| speeds beyond the cache | not measured | | the system reports no per-core cache |\n");
     }
-    fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds (%.3g us each) beyond one message |\n",
-            r->sync_us, 100 * r->ring.spread, 1e6 * r->ring.median);
-    if (g_size >= 3) {
-        fprintf(f, "| `coll_rabred_%s_duplex` | %.3g | %.0f%% | %d-byte ring rounds of all %d ranks (%.3g us each) against exchange rounds of all of them in pairs (%.3g us), posted in the executor's order, sync removed, over the one-way factor |\n",
+    fprintf(f, "| `coll_rabred_round_sync_us` | %.3g us | %.0f%% | 8-byte ring rounds of %s (%.3g us each) beyond one message |\n",
+            r->sync_us, 100 * r->ring.spread, round_ranks_text(), 1e6 * r->ring.median);
+    if (g_nround >= 3) {
+        fprintf(f, "| `coll_rabred_%s_duplex` | %.3g | %.0f%% | %d-byte ring rounds of %s (%.3g us each) against exchange rounds of the same in pairs (%.3g us), posted in the executor's order, sync removed, over the one-way factor |\n",
                 r->link[r->peer_link].name, r->duplex, 100 * r->ring_big.spread, r->big_bytes,
-                g_size, 1e6 * r->ring_big.median, 1e6 * r->pairs_big.median);
+                round_ranks_text(), 1e6 * r->ring_big.median, 1e6 * r->pairs_big.median);
     } else {
-        fprintf(f, "| duplex term | not measured | | needs 3 ranks or more |\n");
+        fprintf(f, "| duplex term | not measured | | needs 3 ranks or more (one per node when there are several nodes) |\n");
     }
-    fprintf(f, "| `coll_rabred_%s_aggregate_mbs` | %.4g MB/s | %.0f%% | %d-byte ring rounds of all %d ranks (%.3g us each) against half of them (%.3g us); 0: no limit seen |\n",
-            r->link[r->peer_link].name, r->aggregate_mbs, 100 * r->ring_big.spread,
-            r->big_bytes, g_size, 1e6 * r->ring_big.median, 1e6 * r->half_big.median);
+    if (g_nround >= 4) {
+        fprintf(f, "| `coll_rabred_%s_aggregate_mbs` | %.4g MB/s | %.0f%% | %d-byte ring rounds of %s (%.3g us each) against half of them (%.3g us); 0: no limit seen |\n",
+                r->link[r->peer_link].name, r->aggregate_mbs, 100 * r->ring_big.spread,
+                r->big_bytes, round_ranks_text(), 1e6 * r->ring_big.median,
+                1e6 * r->half_big.median);
+    } else {
+        fprintf(f, "| aggregate term | not measured | | needs 4 ranks or more (one per node when there are several nodes) |\n");
+    }
     if (r->have_peer) {
         fprintf(f, "| `coll_rabred_%s_peer_us` | %.3g us | %.0f%% | rounds to distinct peers (%.3g us) against the ring's |\n",
                 r->link[r->peer_link].name, r->peer_us, 100 * r->distinct.spread,
                 1e6 * r->distinct.median);
     } else {
-        fprintf(f, "| peer term | not measured | | needs 5 ranks or more |\n");
+        fprintf(f, "| peer term | not measured | | needs 5 ranks or more (one per node when there are several nodes) |\n");
     }
     summary_distance(f, r);
     summary_ring_scan(f, r);
@@ -1312,7 +1363,8 @@ int main(int argc, char **argv)
     }
     char *buf = calloc((size_t)max_bytes, 1), *buf2 = calloc((size_t)max_bytes, 1);
     int *leader = malloc((size_t)g_size * sizeof(int));
-    if (NULL == buf || NULL == buf2 || NULL == leader) {
+    g_round = malloc((size_t)g_size * sizeof(int));
+    if (NULL == buf || NULL == buf2 || NULL == leader || NULL == g_round) {
         fprintf(stderr, "rabred-calibrate: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
@@ -1324,6 +1376,7 @@ int main(int argc, char **argv)
     r.link[1].fit = rabred_default_inter;
     node_leaders(leader);
     choose_pairs(leader, &r.link[0], &r.link[1], &r.nodes);
+    choose_round_ranks(leader, r.nodes);
     for (int k = 0; k < 2; k++) {
         link_t *l = &r.link[k];
         int in_pair = l->a >= 0 && (g_rank == l->a || g_rank == l->b);
@@ -1337,7 +1390,9 @@ int main(int argc, char **argv)
     }
     r.far_classes = r.link[1].a >= 0 ? far_classes(r.nodes) : 0;
     r.core_cache = core_cache_bytes();
-    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_size >= 3) + 2 * (scanned + SWITCH_STEPS) * (g_size >= 3) + (g_size >= 4) + 2 * (g_size >= 5) +
+    g_progress_total = 3 + 2 * (r.core_cache > 0) + 2 * (g_nround >= 3) +
+                       2 * (scanned + SWITCH_STEPS) * (g_nround >= 3) + (g_nround >= 4) +
+                       2 * (g_nround >= 5) +
                        (r.far_classes > 1 ? 2 * (r.far_classes - 1) + 2 * r.far_classes : 0) +
                        2 * (r.link[0].a >= 0) +
                        2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
@@ -1350,13 +1405,13 @@ int main(int argc, char **argv)
     measure_locals(&r);
     /* rounds cross the network when the ranks are on several nodes */
     const link_t *ring_link = r.link[1].fitted ? &r.link[1] : &r.link[0];
-    double message = 2 == g_size ? ring_link->m.exchange[0] : ring_link->m.oneway[0];
+    double message = 2 == g_nround ? ring_link->m.exchange[0] : ring_link->m.oneway[0];
     r.ring = measure_rounds(RING, 0, 200, 8, 0, buf, buf2);
     r.sync_us = rabred_cal_excess_us(r.ring.median, message);
-    r.have_peer = g_size >= 5;
+    r.have_peer = g_nround >= 5;
     r.peer_link = r.link[1].fitted ? 1 : 0;
     r.duplex = 1; /* two ranks: the ring is an exchange with one peer */
-    if (g_size >= 3) {
+    if (g_nround >= 3) {
         measure_big_rounds(&r, ring_link, buf, buf2);
         measure_ring_handshake(&r, ring_link, buf, buf2);
     }
@@ -1364,8 +1419,8 @@ int main(int argc, char **argv)
         /* 64 KiB rounds to a new pair of peers every round against the
          * same rounds to the ring neighbours: the excess is two peers'
          * worth */
-        r.ring64 = measure_rounds(RING, 0, 4 * (g_size - 1), 65536, 0, buf, buf2);
-        r.distinct = measure_rounds(DISTINCT, 0, 4 * (g_size - 1), 65536, 0, buf, buf2);
+        r.ring64 = measure_rounds(RING, 0, 4 * (g_nround - 1), 65536, 0, buf, buf2);
+        r.distinct = measure_rounds(DISTINCT, 0, 4 * (g_nround - 1), 65536, 0, buf, buf2);
         r.peer_us = rabred_cal_excess_us(r.distinct.median, r.ring64.median) / 2;
     }
     if (0 == g_rank) {
@@ -1392,6 +1447,7 @@ int main(int argc, char **argv)
     free(buf);
     free(buf2);
     free(leader);
+    free(g_round);
     MPI_T_finalize();
     MPI_Finalize();
     return 0;
