@@ -317,6 +317,26 @@ if grep -q "alg=binary_blocks why=rule ($rules_ok:2)" "$logs/rules-named-np3.log
 else
     fail rules-named-followed "$logs/rules-named-np3.log"
 fi
+# Verbose 3 lists every candidate's price once per call shape the model
+# decides; the algorithm the call's line names is the cheapest listed.
+run_mpi prices-listed-np3 3 "$bench" -r 1 -t 1 -s 1M -c allreduce --variants rabred:auto \
+    --mca coll_rabred_verbose 3
+if python3 - "$logs/prices-listed-np3.log" <<'PY'
+import re, sys
+log = open(sys.argv[1]).read()
+prices = re.findall(r'allreduce p=3 bytes=1048576 prices: (.*)', log)
+chosen = set(re.findall(r'allreduce p=3 bytes=1048576 alg=(\w+) why=decision', log))
+listed = [dict((a, float(t)) for a, t in re.findall(r'(\w+) ([0-9.e+-]+) us', line))
+          for line in prices]
+ok = len(prices) >= 3 and len(chosen) == 1 and all(
+    len(l) >= 5 and min(l, key=l.get) in chosen for l in listed)
+sys.exit(0 if ok else 1)
+PY
+then
+    pass prices-listed-cheapest-chosen
+else
+    fail prices-listed-cheapest-chosen "$logs/prices-listed-np3.log"
+fi
 # coll_rabred_reduce_metric reaches the decision: 8 ranks, 64 KiB, the
 # built-in shared-memory model: by the ranks' average a tree whose leaves
 # leave after one send (binomial, priced 26% below the next), by

@@ -386,6 +386,55 @@ static const rabred_alg_t *pick_flat(const rabred_link_units_t *link, int p, int
     return RABRED_OK == rc ? out.alg : NULL;
 }
 
+/* Verbose 3's list of prices: every candidate (allowed and priced by the
+ * book) priced, none pruned; the choice is the same as without the list
+ * and is the cheapest listed. */
+static void test_prices_listed(void)
+{
+    rabred_link_units_t link = rabred_default_inter;
+    const int sizes[] = {8, 65536, 4 << 20};
+    for (int i = 0; i < 3; i++) {
+        rabred_pricebooks_t books = {0};
+        rabred_model_t m = rabred_model_make(&link, RABRED_DEFAULT_REDUCE_MBS, 0);
+        const rabred_pricebook_t *book = NULL;
+        rabred_choice_t plain = {0}, listed = {0};
+        char prices[2048] = "";
+        rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {13, sizes[i] / 8, 1, NULL},
+                                 .root = -1, .bytes = sizes[i], .forced = RABRED_ALG_AUTO};
+        int rc = rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE, 13, 0, &m, &book);
+        in.book = book;
+        rc = RABRED_OK == rc ? rabred_select(&in, &plain) : rc;
+        in.prices = prices;
+        in.prices_len = sizeof(prices);
+        rc = RABRED_OK == rc ? rabred_select(&in, &listed) : rc;
+        int n = 0, candidates = 0;
+        for (int k = 0; RABRED_OK == rc && k < rabred_table_size(RABRED_COLL_ALLREDUCE); k++) {
+            const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, k);
+            candidates += !alg->arrival_aware && NULL == rabred_alg_violation(alg, &in.call) &&
+                          rabred_pricebook_price_count(book, alg, -1, 1, in.call.count,
+                                                       in.bytes) >= 0;
+        }
+        rabred_pricebooks_free(&books);
+        double least = -1;
+        char least_name[64] = "", *save = NULL;
+        for (char *tok = strtok_r(prices, ",", &save); NULL != tok;
+             tok = strtok_r(NULL, ",", &save)) {
+            char name[64];
+            double t;
+            if (2 == sscanf(tok, " %63s %lf us", name, &t) && (least < 0 || t < least)) {
+                least = t;
+                snprintf(least_name, sizeof(least_name), "%s", name);
+            }
+            n++;
+        }
+        CHECK(RABRED_OK == rc && NULL != plain.alg && plain.alg == listed.alg &&
+                  0 == strcmp(least_name, plain.alg->name) && n == candidates,
+              "p = 13, %d B: chose %s (with the list %s), cheapest listed %s, %d of %d "
+              "candidates listed", sizes[i], plain.alg ? plain.alg->name : "none",
+              listed.alg ? listed.alg->name : "none", least_name, n, candidates);
+    }
+}
+
 /* The crossing-handshake term (rndv_cross): a round that sends a message
  * above eager_bytes to one peer and receives one from another pays it, an
  * exchange with one peer does not.  p = 8, 1 MiB: the neighbour ring's 14
@@ -773,6 +822,7 @@ int main(void)
     test_shift_terms();
     test_distance_term();
     test_rndv_cross_term();
+    test_prices_listed();
     test_reduce_metric();
     test_distance_parse();
     test_grid();

@@ -652,7 +652,8 @@ static int rabred_register(void)
         &c->super.collm_version, "verbose",
         "Verbosity: 0 silent, 1 warnings and fallbacks, 2 one line per call (collective, p, "
         "bytes, algorithm and why: forced, decision or fallback), 3 also the arrival estimate "
-        "after each estimated call",
+        "after each estimated call and, once per call shape the model decides, every "
+        "candidate's price",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, MCA_BASE_VAR_FLAG_SETTABLE, OPAL_INFO_LVL_5,
         MCA_BASE_VAR_SCOPE_LOCAL, &c->verbose);
     register_threshold("allreduce_short_bytes",

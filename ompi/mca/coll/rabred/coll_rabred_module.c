@@ -328,6 +328,15 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
     return mca_coll_rabred_price_book(&flat, c->coll, c->p, &in->book);
 }
 
+/* Every candidate's price, at verbose 3, once per prepared call: what an
+ * admin reads to see how far the runner-up was. */
+static void __attribute__((noinline)) say_prices(const call_t *c, const char *prices)
+{
+    opal_output(mca_coll_rabred_component.output, "coll:rabred: %s%s p=%d bytes=%lld prices: %s",
+                c->nonblocking ? "i" : "", rabred_coll_name(c->coll), c->p,
+                (long long)c->count * (long long)type_size(c->dtype), prices);
+}
+
 /* A miss: choose, and build the plan unless the choice needs the arrival
  * offsets of each call (arrival-aware) or is the component below. */
 static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_call_key_t *key,
@@ -339,9 +348,18 @@ static int prepare(mca_coll_rabred_module_t *m, const call_t *c, const rabred_ca
         e = own;
         rabred_prepared_claim_own(e, key);
     }
+    char prices[1024];
+    prices[0] = '\0';
     int rc = select_in(m, c, key, NULL, &in);
+    if (mca_coll_rabred_component.verbose >= 3) {
+        in.prices = prices;
+        in.prices_len = sizeof(prices);
+    }
     if (OMPI_SUCCESS == rc && RABRED_OK != rabred_select(&in, &e->choice)) {
         rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if ('\0' != prices[0]) {
+        say_prices(c, prices);
     }
     const rabred_alg_t *alg = e->choice.alg;
     if (OMPI_SUCCESS == rc && NULL != alg && !alg->arrival_aware) {

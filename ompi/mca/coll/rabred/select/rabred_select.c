@@ -117,14 +117,25 @@ static int candidate(const rabred_select_in_t *in, const prices_t *pr, const rab
            NULL == rabred_alg_violation(alg, &in->call);
 }
 
+/* Append "name price" to the list of prices asked for (in->prices). */
+static void list_price(const rabred_select_in_t *in, const rabred_alg_t *alg, double t)
+{
+    size_t used = strlen(in->prices);
+    if (used < in->prices_len) {
+        snprintf(in->prices + used, in->prices_len - used, "%s%s %.4g us", used ? ", " : "",
+                 alg->name, t * 1e6);
+    }
+}
+
 /* The cheapest allowed, priced algorithm for this call: candidates in the
  * order of their closed forms, each with its full price, until the next
- * closed form alone costs more than the best full price. */
+ * closed form alone costs more than the best full price (every candidate
+ * when the prices are asked for). */
 static int by_model(const rabred_select_in_t *in, prices_t *pr, rabred_choice_t *out)
 {
     const rabred_alg_t *best = NULL, *second = NULL;
     double best_t = 0.0, second_t = 0.0;
-    int done[RABRED_TABLE_MAX] = {0};
+    int done[RABRED_TABLE_MAX] = {0}, all = NULL != in->prices;
     for (;;) {
         const rabred_alg_t *next = NULL;
         for (int i = 0; i < rabred_table_size(in->coll); i++) {
@@ -134,13 +145,16 @@ static int by_model(const rabred_select_in_t *in, prices_t *pr, rabred_choice_t 
                 next = alg;
             }
         }
-        if (NULL == next || (NULL != second && pr->base[next->id - 1] >= second_t)) {
+        if (NULL == next || (!all && NULL != second && pr->base[next->id - 1] >= second_t)) {
             break; /* nothing left can beat the best two */
         }
         done[next->id - 1] = 1;
         double t;
         if (RABRED_OK != price_of(in, pr, next, &t)) { /* 0 is a price: an empty call */
             return RABRED_ERR_NOMEM;
+        }
+        if (all) {
+            list_price(in, next, t);
         }
         if (NULL == best || t < best_t) {
             second = best;

@@ -86,6 +86,10 @@ typedef struct {
     const rabred_pricebook_t *book; /* priced for this p, or NULL: short_bytes decides */
     int64_t short_bytes;          /* > 0: latency algorithm up to here, model above */
     int want_reason;              /* build choice->reason */
+    char *prices;                 /* non-NULL (verbose 3): the built-in decision prices
+                                   * every candidate, none pruned, and lists each
+                                   * "name price" here; NULL: only what can win */
+    size_t prices_len;
     rabred_select_arrival_t *arrival; /* NULL: this call is not estimated */
     const rabred_choice_t *prepared; /* the balanced choice of this call's shape, made
                                       * before (a prepared call): only stage 4 runs;
