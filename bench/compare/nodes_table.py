@@ -5,12 +5,13 @@ for rabred:auto, rabred:flat (when run), tuned's default, the best tuned
 algorithm, coll/han and the node-aware plans, with the ratios to auto and
 auto's ratio to the node-level bound 2(N-1)/N n/B (N hosts, B the link's
 measured bandwidth).  Usage: nodes_table.py RESULTS_DIR [P]."""
-import csv
 import os
 import re
 import statistics
 import sys
-from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from analyze import load, meta_bandwidth, meta_ppn  # noqa: E402
 
 
 def fmt(ms):
@@ -21,15 +22,10 @@ def main():
     outdir = sys.argv[1]
     p = sys.argv[2] if len(sys.argv) > 2 else '16'
     raw = os.path.join(outdir, 'raw')
-    meta = open(os.path.join(raw, 'meta.txt')).read()
-    ppn = int(re.search(r'^ppn: (\d+)', meta, re.M).group(1))
-    bw_text = open(os.path.join(raw, 'bandwidth.txt')).read()
-    bw = float(re.search(r'([0-9.]+) MB/s', bw_text).group(1)) * 1e6
-    times = defaultdict(list)
-    with open(os.path.join(raw, 'p%s.csv' % p)) as f:
-        for row in csv.DictReader(f):
-            if row['status'] == 'ok':
-                times[(int(row['bytes']), row['variant'])].append(float(row['max_us']))
+    ppn, bw = meta_ppn(outdir), meta_bandwidth(outdir)
+    data, _ = load(outdir)
+    times = {(b, v): d['max'] for (_, pp, b, v), d in data.items()
+             if pp == int(p) and d['status'] == 'ok'}
     chose = {}
     md = open(os.path.join(raw, 'p%s.md' % p)).read()
     for m in re.finditer(r'^\| (\d+) \| ([a-z_]+): \d+', md, re.M):
