@@ -738,7 +738,7 @@ if cl_why=$(bash bench/compare/compare.sh --can-run 2>&1); then
     fi
     bash bench/cluster/cluster.sh down >>"$cl_log" 2>&1
     cal_md=$logs/cluster-calibrate/rabred-calibration.md
-    if grep -q "^Lock-step rounds on 3 ranks (one per node): world ranks 0, 2, 4\.$" "$cal_md" &&
+    if grep -q "^Lock-step rounds on 3 ranks, one per node: world ranks 0, 2, 4\.$" "$cal_md" &&
        grep -q "^coll_rabred_inter_duplex = " "$logs/cluster-calibrate/rabred-calibration.conf" &&
        grep -q "^| aggregate term | not measured | | needs 4 ranks or more (one per node" "$cal_md"; then
         pass cluster-calibrate-rounds-one-per-node

@@ -607,14 +607,14 @@ static void choose_round_ranks(const int *leader, int nodes)
     }
 }
 
-/* "all 8 ranks" or "4 ranks (one per node)", for the summary. */
+/* "all 8 ranks" or "4 ranks, one per node", for the summary. */
 static const char *round_ranks_text(void)
 {
     static char text[64];
     if (g_nround == g_size) {
         snprintf(text, sizeof(text), "all %d ranks", g_nround);
     } else {
-        snprintf(text, sizeof(text), "%d ranks (one per node)", g_nround);
+        snprintf(text, sizeof(text), "%d ranks, one per node", g_nround);
     }
     return text;
 }
