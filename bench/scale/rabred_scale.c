@@ -282,8 +282,19 @@ static const rabred_alg_t *choose(const bench_t *bn, int64_t count)
                              .root = RABRED_COLL_REDUCE == o->coll ? o->root : -1,
                              .bytes = count * (int64_t)sizeof(double), .forced = RABRED_ALG_AUTO,
                              .book = book};
+    char prices[1024] = "";
+    if (0 == bn->rank) { /* every candidate's price, the decision's reasons */
+        in.prices = prices;
+        in.prices_len = sizeof(prices);
+    }
     rabred_choice_t choice;
-    return RABRED_OK == rabred_select(&in, &choice) ? choice.alg : NULL;
+    if (RABRED_OK != rabred_select(&in, &choice)) {
+        return NULL;
+    }
+    if (0 == bn->rank && prices[0]) {
+        printf("PRICES p=%d bytes=%lld %s\n", bn->p, (long long)in.bytes, prices);
+    }
+    return choice.alg;
 }
 
 static const rabred_alg_t *algorithm(const bench_t *bn, const char *variant, int64_t count)
