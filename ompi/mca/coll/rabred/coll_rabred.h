@@ -227,7 +227,22 @@ void mca_coll_rabred_nbc_close(void); /* releases the spare requests */
  * a model (coll_rabred_component.c; the book is NULL when pricing ran out
  * of memory: OMPI_ERR_OUT_OF_RESOURCE). */
 rabred_model_t mca_coll_rabred_model(int link);
-uint32_t mca_coll_rabred_generation(void);
+uint32_t mca_coll_rabred_generation_bump(void);
+/* Every call compares the settings with what the last call saw, inline
+ * (a few loads and compares on the hot path); a change bumps the
+ * generation out of line, and every prepared call is then stale. */
+static inline uint32_t mca_coll_rabred_generation(void)
+{
+    const mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
+    const int *seen = c->seen_settings;
+    if (OPAL_UNLIKELY(seen[0] != c->algorithm[RABRED_COLL_ALLREDUCE] ||
+                      seen[1] != c->algorithm[RABRED_COLL_REDUCE] ||
+                      seen[2] != c->segment_size || seen[3] != c->arrival_aware ||
+                      seen[4] != (c->verbose >= 1))) {
+        return mca_coll_rabred_generation_bump();
+    }
+    return c->generation;
+}
 /* The two-level book of a communicator whose ranks share nodes: `inter`
  * between nodes, the intra-node link inside (rabred_pricebooks_get_nodes). */
 int mca_coll_rabred_price_book_nodes(const rabred_model_t *inter, const rabred_nodes_t *nodes,

@@ -351,26 +351,19 @@ rabred_model_t mca_coll_rabred_model(int link)
 }
 
 /* The settable parameters a choice reads (MPI_T may write them between
- * any two calls; the verbosity decides whether a reason is kept), compared
- * with what the last call saw: a few integer compares per call, and every
- * prepared call of every communicator is stale once one changed. */
-uint32_t mca_coll_rabred_generation(void)
+ * any two calls; the verbosity decides whether a reason is kept) changed
+ * since the last call (mca_coll_rabred_generation compares them): keep
+ * what this call sees and count one generation more. */
+uint32_t mca_coll_rabred_generation_bump(void)
 {
     mca_coll_rabred_component_t *c = &mca_coll_rabred_component;
     int *seen = c->seen_settings;
-    int verbose = c->verbose >= 1;
-    if (OPAL_UNLIKELY(seen[0] != c->algorithm[RABRED_COLL_ALLREDUCE] ||
-                      seen[1] != c->algorithm[RABRED_COLL_REDUCE] ||
-                      seen[2] != c->segment_size || seen[3] != c->arrival_aware ||
-                      seen[4] != verbose)) {
-        seen[0] = c->algorithm[RABRED_COLL_ALLREDUCE];
-        seen[1] = c->algorithm[RABRED_COLL_REDUCE];
-        seen[2] = c->segment_size;
-        seen[3] = c->arrival_aware;
-        seen[4] = verbose;
-        c->generation++;
-    }
-    return c->generation;
+    seen[0] = c->algorithm[RABRED_COLL_ALLREDUCE];
+    seen[1] = c->algorithm[RABRED_COLL_REDUCE];
+    seen[2] = c->segment_size;
+    seen[3] = c->arrival_aware;
+    seen[4] = c->verbose >= 1;
+    return ++c->generation;
 }
 
 int mca_coll_rabred_price_book(const rabred_model_t *model, rabred_coll_t coll, int p,

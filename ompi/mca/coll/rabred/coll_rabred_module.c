@@ -229,21 +229,49 @@ static int64_t type_size(struct ompi_datatype_t *dtype)
     return (int64_t)size;
 }
 
-static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_t *c)
+/* The key's fields that the call's arguments give (call_key builds a key
+ * of them, holds_call compares one with them). */
+static inline int32_t key_flags(const call_t *c)
+{
+    return (ompi_op_is_commute(c->op) ? RABRED_KEY_COMMUTATIVE : 0) |
+           (c->in_place ? RABRED_KEY_IN_PLACE : 0);
+}
+
+static inline int64_t key_extent(const call_t *c)
 {
     ptrdiff_t lb, extent;
     ompi_datatype_get_extent(c->dtype, &lb, &extent);
+    return extent;
+}
+
+static inline uint64_t key_generation(const mca_coll_rabred_module_t *m)
+{
+    return (uint64_t)mca_coll_rabred_generation() << 32 | m->generation;
+}
+
+static rabred_call_key_t call_key(const mca_coll_rabred_module_t *m, const call_t *c)
+{
     rabred_call_key_t key = {
         .coll = c->coll,
-        .flags = (ompi_op_is_commute(c->op) ? RABRED_KEY_COMMUTATIVE : 0) |
-                 (c->in_place ? RABRED_KEY_IN_PLACE : 0),
+        .flags = key_flags(c),
         .root = c->root,
-        .generation = (uint64_t)mca_coll_rabred_generation() << 32 | m->generation,
+        .generation = key_generation(m),
         .count = c->count,
         .type_size = type_size(c->dtype),
-        .extent = extent,
+        .extent = key_extent(c),
     };
     return key;
+}
+
+/* Does k hold this call: is it the key call_key would make?  Compared
+ * field by field without building one, the cheapest first: the hot path's
+ * test of the entry of the last hit. */
+static inline int holds_call(const rabred_call_key_t *k, const mca_coll_rabred_module_t *m,
+                             const call_t *c)
+{
+    return k->count == c->count && k->root == c->root && k->coll == (int32_t)c->coll &&
+           k->flags == key_flags(c) && k->type_size == type_size(c->dtype) &&
+           k->extent == key_extent(c) && k->generation == key_generation(m);
 }
 
 /* How key's elements move, for the executor (rabred_ready_plan_build). */
@@ -450,7 +478,9 @@ static void __attribute__((noinline)) say_call(const call_t *c, const rabred_cho
     }
 }
 
-void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
+/* Inline in the blocking calls' hot path (serve); the other callers take
+ * mca_coll_rabred_count_call. */
+static inline void count_call(const call_t *c, const rabred_choice_t *choice)
 {
     mca_coll_rabred_component_t *k = &mca_coll_rabred_component;
     unsigned long long *calls = c->nonblocking ? k->icalls[c->coll] : k->calls[c->coll];
@@ -458,6 +488,11 @@ void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
     if (OPAL_UNLIKELY(k->verbose >= 1)) {
         say_call(c, choice);
     }
+}
+
+void mca_coll_rabred_count_call(const call_t *c, const rabred_choice_t *choice)
+{
+    count_call(c, choice);
 }
 
 void mca_coll_rabred_abandon_temporaries(mca_coll_rabred_tmpbuf_t t[3],
@@ -618,6 +653,28 @@ static int serve_estimated(mca_coll_rabred_module_t *m, const call_t *c, rabred_
     return rc;
 }
 
+/* The prepared call of the last hit when it holds this call (most calls
+ * of a program repeat the last one), else NULL. */
+static inline rabred_prepared_t *last_prepared(mca_coll_rabred_module_t *m, const call_t *c)
+{
+    rabred_prepared_cache_t *cache = &m->prepared;
+    rabred_prepared_t *e = &cache->entries[cache->last];
+    if (OPAL_LIKELY(e->used && holds_call(&e->key, m, c))) {
+        e->last_use = ++cache->clock;
+        return e;
+    }
+    return NULL;
+}
+
+/* Any other entry that holds the call, or a new one prepared for it. */
+static int __attribute__((noinline))
+find_or_prepare(mca_coll_rabred_module_t *m, const call_t *c, rabred_prepared_t **out)
+{
+    rabred_call_key_t key = call_key(m, c);
+    *out = rabred_prepared_lookup(&m->prepared, &key);
+    return NULL != *out ? OMPI_SUCCESS : prepare(m, c, &key, &m->spare, out);
+}
+
 static int serve(mca_coll_rabred_module_t *m, const call_t *c)
 {
     if (c->count < 0) {
@@ -627,10 +684,9 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
     if (agree <= 0) {
         return agree < 0 ? agree : run_previous(m, c);
     }
-    rabred_call_key_t key = call_key(m, c);
-    rabred_prepared_t *e = rabred_prepared_find(&m->prepared, &key);
-    if (NULL == e) {
-        int rc = prepare(m, c, &key, &m->spare, &e);
+    rabred_prepared_t *e = last_prepared(m, c);
+    if (OPAL_UNLIKELY(NULL == e)) {
+        int rc = find_or_prepare(m, c, &e);
         if (OMPI_SUCCESS != rc) {
             return rc;
         }
@@ -644,7 +700,7 @@ static int serve(mca_coll_rabred_module_t *m, const call_t *c)
             return serve_estimated(m, c, e);
         }
     }
-    mca_coll_rabred_count_call(c, &e->choice);
+    count_call(c, &e->choice);
     if (NULL == e->choice.alg) {
         return run_previous(m, c);
     }
