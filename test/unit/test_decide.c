@@ -533,6 +533,36 @@ static void test_shift_terms(void)
     }
 }
 
+/* A communicator whose rank distances are not the measured ones leaves
+ * every distance term out: with any one of the four lists set, the model
+ * has a distance term; cleared, none, and Bruck's extra is the plain
+ * model's. */
+static void test_clear_distance(void)
+{
+    rabred_model_t plain = RABRED_TEST_MODEL(1e-6, 1e-9, 0, 1.0, 1.0);
+    rabred_price_call_t call = {64, -1, 1, 1 << 16, 0, 0};
+    const rabred_alg_t *bruck = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "bruck");
+    double base = -1;
+    CHECK(NULL != bruck && RABRED_OK == rabred_model_extras(bruck, &call, &plain, &base),
+          "bruck: extras of the plain model");
+    for (int list = 0; list < 4; list++) {
+        rabred_model_t m = plain;
+        double *lists[4] = {m.distance_beta, m.shift_beta, m.distance_alpha, m.shift_alpha};
+        double slow = list < 2 ? 4e-9 : 4e-6;
+        for (int k = 1; k < RABRED_DISTANCE_CLASSES; k++) {
+            lists[list][k] = slow;
+        }
+        CHECK(rabred_model_has_distance(&m), "list %d set: a distance term", list);
+        rabred_model_clear_distance(&m);
+        double extra = -1;
+        CHECK(!rabred_model_has_distance(&m) &&
+                  RABRED_OK == rabred_model_extras(bruck, &call, &m, &extra) &&
+                  fabs(extra - base) <= 1e-15,
+              "list %d cleared: no distance term, bruck's extra %g s (plain %g)", list, extra,
+              base);
+    }
+}
+
 /* The distance term: a round's slowest message at the bandwidth every
  * rank gets when all exchange that far apart (rabred_extras.c).
  *  - p = 4, halving and doubling: rank 0 exchanges n/2 with rank 1, n/4
@@ -820,6 +850,7 @@ int main(void)
     test_invalidate_terms();
     test_far_speeds();
     test_shift_terms();
+    test_clear_distance();
     test_distance_term();
     test_rndv_cross_term();
     test_prices_listed();

@@ -186,7 +186,7 @@ static int module_enable(mca_coll_base_module_t *module, struct ompi_communicato
                                                                    : RABRED_LINK_INTRA;
     m->model = mca_coll_rabred_model(link);
     if (rabred_model_has_distance(&m->model) && !world_run(comm)) {
-        memset(m->model.distance_beta, 0, sizeof(m->model.distance_beta));
+        rabred_model_clear_distance(&m->model);
     }
     m->sends_first_bytes = mca_coll_rabred_component.link[link].sends_first_bytes;
     if (OMPI_SUCCESS != mca_coll_rabred_arrival_subscribe(comm) ||
@@ -352,7 +352,7 @@ static int select_in(mca_coll_rabred_module_t *m, const call_t *c, const rabred_
     /* one link for a large communicator of several ranks per node: a
      * rank's distance is not its node's, so no distance term */
     rabred_model_t flat = m->model;
-    memset(flat.distance_beta, 0, sizeof(flat.distance_beta));
+    rabred_model_clear_distance(&flat);
     return mca_coll_rabred_price_book(&flat, c->coll, c->p, &in->book);
 }
 

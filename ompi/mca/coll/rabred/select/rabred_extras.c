@@ -210,6 +210,14 @@ int rabred_model_has_distance(const rabred_model_t *m)
     return 0;
 }
 
+void rabred_model_clear_distance(rabred_model_t *m)
+{
+    memset(m->distance_beta, 0, sizeof(m->distance_beta));
+    memset(m->shift_beta, 0, sizeof(m->shift_beta));
+    memset(m->distance_alpha, 0, sizeof(m->distance_alpha));
+    memset(m->shift_alpha, 0, sizeof(m->shift_alpha));
+}
+
 /* Regions of one of the rank's buffers that a peer has read in this call
  * (sent above the eager limit: single-copy transports read the sender's
  * memory) and that the rank has not written since, as disjoint intervals;

@@ -112,7 +112,11 @@ int rabred_distance_parse(const char *text, double mbs[RABRED_DISTANCE_CLASSES])
 }
 
 /* Simulation work we accept per price (rank-rounds plus transfers over all
- * ranks): about 10 ms.  Larger plans take the closed forms below. */
+ * ranks): about 10 ms.  Larger plans take the closed forms below where
+ * the book may use them (one link; MPI_Reduce by the ranks' average);
+ * otherwise they are left unpriced, alike on every rank: with a node map
+ * a flat ring's O(p^2) work passes the budget from a few hundred ranks, where
+ * the node-aware plans (rings over the nodes, not the ranks) stay priced. */
 #define SIM_BUDGET 400000
 
 /* The simulator's model for a book: one link (book->model), or with a

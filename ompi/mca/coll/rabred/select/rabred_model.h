@@ -324,6 +324,11 @@ int rabred_model_book_extras(const rabred_pricebook_t *book, const rabred_alg_t 
  * distance term, rabred_model_t.distance_beta)? */
 int rabred_model_has_distance(const rabred_model_t *model);
 
+/* Leave every distance term out (bandwidths and latencies, XOR pairs and
+ * shifts): for a communicator whose rank distances are not the ones
+ * measured (not a run of MPI_COMM_WORLD, or ranks grouped by node). */
+void rabred_model_clear_distance(rabred_model_t *model);
+
 /* alg's closed-form price (reduce: root 0, a commutative op), or < 0 when
  * it has none. */
 double rabred_model_closed_form(const rabred_alg_t *alg, int p, int64_t bytes, int64_t seg_bytes,
