@@ -499,9 +499,73 @@ static void test_latency_overlaps(void)
           lin_flow);
 }
 
+/* fair_share: messages in flight on a port share it.
+ *  - Where no port ever carries two messages at once (recursive doubling,
+ *    Rabenseifner's plan at p = 8, the ring at p = 5, one rank per node or
+ *    four nodes of two), the time is the ports-in-turn time exactly, with
+ *    latency held or overlapped.
+ *  - binary_tree at p = 4, alpha 0, beta 1: rank 0 sends the result to
+ *    ranks 1 and 3 in one round; in turn rank 1 has it at 4n and passes
+ *    it on by 5n, shared both have it at 5n and the last arrives at 6n.
+ *  - node_leaders at p = 8 without a node map broadcasts from rank 0 to
+ *    ranks 1, 2 and 4 in three rounds: when those sends fit the send
+ *    buffer, rank 0 posts all three at once and they share its port, so
+ *    rank 1, whose subtree is deepest, has it later: a longer call than
+ *    with sends that wait. */
+static void test_fair_share(void)
+{
+    static const char *algs[] = {"recursive_doubling", "rabenseifner", "neighbor_ring"};
+    static const int ps[] = {8, 8, 5};
+    int32_t pairs[8];
+    for (int r = 0; r < 8; r++) {
+        pairs[r] = r / 2;
+    }
+    rabred_nodes_t by_pairs = {4, pairs, NULL, NULL};
+    for (int overlap = 0; overlap < 2; overlap++) {
+        rabred_sim_model_t turns;
+        rabred_sim_model_default(&turns);
+        turns.alpha = 1e-6;
+        turns.beta = 1e-9;
+        turns.gamma = 0;
+        turns.inter_alpha = 2e-6;
+        turns.inter_beta = 3e-9;
+        turns.latency_overlaps = overlap;
+        rabred_sim_model_t shared = turns;
+        shared.fair_share = 1;
+        for (int i = 0; i < 3; i++) {
+            double a = sim_time(algs[i], ps[i], NULL, 4096, &turns);
+            double b = sim_time(algs[i], ps[i], NULL, 4096, &shared);
+            CHECK(fabs(a - b) <= 1e-12 * a, "%s p=%d, latency %s: in turn %g s, shared %g s",
+                  algs[i], ps[i], overlap ? "overlapped" : "held", a, b);
+        }
+        double a = sim_time("recursive_doubling", 8, &by_pairs, 4096, &turns);
+        double b = sim_time("recursive_doubling", 8, &by_pairs, 4096, &shared);
+        CHECK(fabs(a - b) <= 1e-12 * a, "recursive doubling, 4 nodes of 2: in turn %g, shared %g",
+              a, b);
+    }
+    const int64_t n = 1000;
+    rabred_sim_model_t turns;
+    rabred_sim_model_default(&turns);
+    turns.alpha = turns.gamma = 0;
+    rabred_sim_model_t shared = turns;
+    shared.fair_share = 1;
+    double a = sim_time("binary_tree", 4, NULL, n, &turns);
+    double b = sim_time("binary_tree", 4, NULL, n, &shared);
+    CHECK(fabs(a - 5.0 * n) < 1e-9 && fabs(b - 6.0 * n) < 1e-9,
+          "binary_tree p=4, beta 1: in turn %g (want 5n), shared %g (want 6n)", a, b);
+    rabred_sim_model_t eager = shared;
+    eager.send_buffer = (double)n;
+    double waiting = sim_time("node_leaders", 8, NULL, n, &shared);
+    double leaving = sim_time("node_leaders", 8, NULL, n, &eager);
+    CHECK(leaving > waiting + 0.5 * n,
+          "node_leaders p=8: sends that leave at once take %g, sends that wait %g", leaving,
+          waiting);
+}
+
 int main(void)
 {
     test_latency_overlaps();
+    test_fair_share();
     test_parse();
     test_layout();
     test_layout_reference();

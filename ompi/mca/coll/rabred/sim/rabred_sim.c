@@ -231,6 +231,7 @@ typedef struct {
     int32_t next;      /* in its mailbox, then in its ready group; free list */
     int32_t recv_xfer; /* receiver's transfer (plan index), for full mode */
     uint8_t sent, received, one_way;
+    uint8_t detached;  /* fair_share: its sender left it when posting it */
 } msg_t;
 
 /* A matched message; messages run in (ready, seq) order. */
@@ -287,6 +288,14 @@ typedef struct {
     const rabred_nodes_t *build_nodes;
     rabred_nodes_t grouped_nodes;
     rabred_node_groups_t node_groups;
+    /* fair_share: each message slot's flow; per port (the ranks' out and
+     * in ports, then the nodes' out and in links) its flows, listed; the
+     * flows' ends and deliveries in time order */
+    struct flow_s *flows;
+    int32_t capflows;
+    int32_t *port_head, *port_count;
+    struct fevent_s *fheap;
+    int32_t nfheap, capfheap;
 } sim_t;
 
 /* ---- the queue of matched messages ------------------------------------- */
@@ -526,20 +535,36 @@ static inline void match(sim_t *s, int32_t m, int64_t send_len, int64_t recv_len
     queue_push(s, msg->post, m);
 }
 
+/* With fair_share: does a send of `len` elements from rank to peer fit
+ * the send buffer (of its link), so that its sender leaves it at once? */
+static int leaves_at_once(const sim_t *s, int rank, int peer, int64_t len)
+{
+    const rabred_sim_model_t *m = s->model;
+    if (!m->fair_share) {
+        return 0;
+    }
+    const rabred_nodes_t *nodes = m->nodes;
+    int inter = NULL != nodes && nodes->node_of[rank] != nodes->node_of[peer];
+    return (double)len <= (inter ? m->inter_send_buffer : m->send_buffer);
+}
+
 /* Post one transfer of `rank` at time t (its stream word and length): one
- * half of a message, whose other half may be waiting in the mailbox. */
-static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi, double t)
+ * half of a message, whose other half may be waiting in the mailbox.
+ * Returns 1 when it is a send its rank need not wait for (fair_share's
+ * sends that fit the send buffer), else 0. */
+static int post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi, double t)
 {
     int sending = 0 != (word & CW_SEND), peer = (int)(word >> 3);
     int32_t m = box_take(s, sending ? peer : rank, sending ? rank : peer, sending);
     if (m < 0) {
-        return;
+        return 0;
     }
     msg_t *msg = &s->msgs[m];
     int second = sending ? msg->received : msg->sent;
     if (sending) {
         msg->sent = 1;
         msg->one_way = (uint8_t)(word & CW_ONE_WAY);
+        msg->detached = (uint8_t)leaves_at_once(s, rank, peer, len);
         msg->seq = s->seq++;
         s->ctx.res->messages++;
         s->ctx.res->elements_sent += len;
@@ -550,12 +575,14 @@ static void post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi
         msg->received = 1;
         msg->recv_xfer = xi;
     }
+    int detached = sending && msg->detached;
     if (second) {
         match(s, m, sending ? len : msg->len, sending ? msg->len : len, t);
     } else {
         msg->len = len;
         msg->post = t;
     }
+    return detached;
 }
 
 /* The current round's local steps from time t (data in full mode); returns
@@ -582,23 +609,25 @@ static void advance(sim_t *s, int rank, double t)
         r->early = (int)(head & CW_EARLY);
         r->reduced = (head & CW_FRESH_ROUND) ? (int64_t)get_varint(&in) : r->reduced;
         r->done = t;
-        r->pending = r->nxfer = nxfer;
+        r->nxfer = nxfer;
+        int32_t waits = nxfer; /* transfers the round waits for */
         for (int32_t k = 0; k < nxfer && RABRED_OK == s->ctx.rc; k++) {
             uint64_t word = get_varint(&in);
             int send = 0 != (word & CW_SEND);
             if (word & CW_FRESH_XFER) {
                 r->last_len[send] = (int64_t)get_varint(&in);
             }
-            post_half(s, rank, word, r->last_len[send], r->xfer + k, t);
+            waits -= post_half(s, rank, word, r->last_len[send], r->xfer + k, t);
         }
+        r->pending = waits;
         r->next = in;
-        if (nxfer > 0) {
+        if (waits > 0) {
             __builtin_prefetch(in); /* needed again after the other ranks' turns */
             __builtin_prefetch(in + 64);
             return;
         }
         t = t > r->cpu_free ? t : r->cpu_free;
-        t = run_locals(s, r, rank, 0, t);
+        t = run_locals(s, r, rank, nxfer, t);
         r->cpu_free = t;
     }
     r->done = t > r->cpu_free ? t : r->cpu_free;
@@ -688,6 +717,275 @@ static void finish_message(sim_t *s, event_t e)
     }
 }
 
+/* ---- fair sharing (rabred_sim_model_t.fair_share) ---------------------- */
+
+/* A message in flight shares each port it uses equally with the others
+ * there: its rate is the least of its ports' shares.  Its progress is the
+ * fraction of it still to move; each port it uses has a time it would
+ * take there alone (its rank's ports: latency, when the model holds it,
+ * and its elements; between nodes also the nodes' link: its elements at
+ * that link's speed).  When a flow joins or leaves a port, the others
+ * there are brought up to date and given their new rate; an end event
+ * of an older rate is void (its version is behind). */
+enum { PORT_OUT, PORT_IN, PORT_NODE_OUT, PORT_NODE_IN, NPORTS };
+enum { FLOW_END, FLOW_DELIVER };
+
+typedef struct flow_s {
+    double left;          /* fraction still to move */
+    double rate;          /* of the message per second, now */
+    double since;         /* when `left` was brought up to date */
+    double alone[2];      /* seconds alone: on the rank's ports, on the nodes' link (0: none) */
+    double latency;       /* after the last element (latency not held) */
+    int32_t port[NPORTS]; /* -1: not used */
+    int32_t prev[NPORTS], next[NPORTS];
+    uint32_t version;
+} flow_t;
+
+typedef struct fevent_s {
+    double t;
+    int32_t msg, kind;
+    uint32_t version;
+} fevent_t;
+
+static inline int fevent_less(const fevent_t *a, const fevent_t *b)
+{
+    return a->t < b->t || (a->t == b->t && (a->kind < b->kind ||
+                                             (a->kind == b->kind && a->msg < b->msg)));
+}
+
+static void fheap_push(sim_t *s, fevent_t e)
+{
+    if (!rabred_sim_grow(&s->ctx, (void **)&s->fheap, &s->capfheap, s->nfheap + 1,
+                         sizeof(fevent_t))) {
+        return;
+    }
+    int i = s->nfheap++;
+    while (i > 0 && fevent_less(&e, &s->fheap[(i - 1) / 2])) {
+        s->fheap[i] = s->fheap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    s->fheap[i] = e;
+}
+
+static fevent_t fheap_pop(sim_t *s)
+{
+    fevent_t top = s->fheap[0], last = s->fheap[--s->nfheap];
+    int i = 0, n = s->nfheap;
+    for (int c = 1; c < n; c = 2 * i + 1) {
+        c += c + 1 < n && fevent_less(&s->fheap[c + 1], &s->fheap[c]);
+        if (!fevent_less(&s->fheap[c], &last)) {
+            break;
+        }
+        s->fheap[i] = s->fheap[c];
+        i = c;
+    }
+    if (n > 0) {
+        s->fheap[i] = last;
+    }
+    return top;
+}
+
+/* The earliest ready time in the queue of matched messages (not empty). */
+static inline double queue_top(const sim_t *s)
+{
+    double t = s->ngheap > 0 ? s->gheap[0].ready : INFINITY;
+    return s->nheap > 0 && s->heap[0].ready < t ? s->heap[0].ready : t;
+}
+
+/* Flow f's rate now: the least of its ports' equal shares. */
+static double flow_rate(const sim_t *s, const flow_t *f)
+{
+    double rate = INFINITY;
+    for (int k = 0; k < NPORTS; k += 2) {
+        if (f->port[k] < 0 || !(f->alone[k / 2] > 0)) {
+            continue;
+        }
+        int32_t out = s->port_count[f->port[k]], in = s->port_count[f->port[k + 1]];
+        double share = 1.0 / (f->alone[k / 2] * (out > in ? out : in));
+        rate = share < rate ? share : rate;
+    }
+    return rate;
+}
+
+/* Bring flow i up to time t, give it its rate now, and schedule its end. */
+static void flow_rerate(sim_t *s, int32_t i, double t)
+{
+    flow_t *f = &s->flows[i];
+    f->left = isinf(f->rate) ? 0.0 : fmax(0.0, f->left - (t - f->since) * f->rate);
+    f->since = t;
+    f->rate = flow_rate(s, f);
+    f->version++;
+    fheap_push(s, (fevent_t){t + (isinf(f->rate) ? 0.0 : f->left / f->rate), i, FLOW_END,
+                             f->version});
+}
+
+static void port_rerate(sim_t *s, int32_t port, double t)
+{
+    for (int32_t i = s->port_head[port]; i >= 0;) {
+        int32_t next = -1;
+        for (int k = 0; k < NPORTS; k++) {
+            next = s->flows[i].port[k] == port ? s->flows[i].next[k] : next;
+        }
+        flow_rerate(s, i, t);
+        i = next;
+    }
+}
+
+static void port_link(sim_t *s, int32_t i, int k)
+{
+    flow_t *f = &s->flows[i];
+    int32_t port = f->port[k], head = s->port_head[port];
+    f->prev[k] = -1;
+    f->next[k] = head;
+    if (head >= 0) {
+        flow_t *h = &s->flows[head];
+        for (int j = 0; j < NPORTS; j++) {
+            h->prev[j] = h->port[j] == port ? i : h->prev[j];
+        }
+    }
+    s->port_head[port] = i;
+    s->port_count[port]++;
+}
+
+static void port_unlink(sim_t *s, int32_t i, int k)
+{
+    flow_t *f = &s->flows[i];
+    int32_t port = f->port[k];
+    if (f->prev[k] >= 0) {
+        flow_t *p = &s->flows[f->prev[k]];
+        for (int j = 0; j < NPORTS; j++) {
+            p->next[j] = p->port[j] == port ? f->next[k] : p->next[j];
+        }
+    } else {
+        s->port_head[port] = f->next[k];
+    }
+    if (f->next[k] >= 0) {
+        flow_t *n = &s->flows[f->next[k]];
+        for (int j = 0; j < NPORTS; j++) {
+            n->prev[j] = n->port[j] == port ? f->prev[k] : n->prev[j];
+        }
+    }
+    s->port_count[port]--;
+}
+
+/* A matched message starts flowing at its ready time. */
+static void flow_start(sim_t *s, event_t e)
+{
+    if (s->capflows < s->capmsgs) {
+        int32_t old = s->capflows;
+        if (!rabred_sim_grow(&s->ctx, (void **)&s->flows, &s->capflows, s->capmsgs,
+                             sizeof(flow_t))) {
+            return;
+        }
+        memset(&s->flows[old], 0, (size_t)(s->capflows - old) * sizeof(flow_t));
+    }
+    const rabred_sim_model_t *m = s->model;
+    const msg_t *msg = &s->msgs[e.msg];
+    flow_t *f = &s->flows[e.msg];
+    const rabred_nodes_t *nodes = m->nodes;
+    int p = s->ctx.call->p;
+    int inter = NULL != nodes && nodes->node_of[msg->src] != nodes->node_of[msg->dst];
+    double fa = msg->one_way ? m->f_alpha : 1.0, fb = msg->one_way ? m->f_beta : 1.0;
+    double alpha = inter ? m->inter_alpha : m->alpha;
+    double own_beta = !inter ? m->beta : m->inter_rank_beta > 0 ? m->inter_rank_beta
+                                                                : m->inter_beta;
+    double held = m->latency_overlaps ? 0.0 : fa * alpha;
+    f->alone[0] = held + fb * own_beta * (double)msg->len;
+    f->alone[1] = inter ? fb * m->inter_beta * (double)msg->len : 0.0;
+    f->latency = m->latency_overlaps ? fa * alpha : 0.0;
+    f->left = 1.0;
+    f->rate = 0.0;
+    f->since = e.ready;
+    f->port[PORT_OUT] = msg->src;
+    f->port[PORT_IN] = p + msg->dst;
+    f->port[PORT_NODE_OUT] = inter ? 2 * p + nodes->node_of[msg->src] : -1;
+    f->port[PORT_NODE_IN] = inter ? 2 * p + nodes->nnodes + nodes->node_of[msg->dst] : -1;
+    for (int k = 0; k < NPORTS; k++) {
+        if (f->port[k] >= 0) {
+            port_link(s, e.msg, k);
+        }
+    }
+    for (int k = 0; k < NPORTS; k++) {
+        if (f->port[k] >= 0) {
+            port_rerate(s, f->port[k], e.ready);
+        }
+    }
+}
+
+/* Message mi has arrived at t: deliver it, move its ranks on. */
+static void flow_deliver(sim_t *s, int32_t mi, double t)
+{
+    msg_t *msg = &s->msgs[mi];
+    int src = msg->src, dst = msg->dst, waited = !msg->detached;
+    if (s->with_data) {
+        s->ctx.rc = rabred_sim_data_deliver(s->data, dst, msg->recv_xfer, mi);
+    }
+    msg->next = s->freemsg; /* the slot is free again */
+    s->freemsg = mi;
+    simrank_t *from = &s->ranks[src], *to = &s->ranks[dst];
+    from->done = waited && t > from->done ? t : from->done;
+    to->done = t > to->done ? t : to->done;
+    if (waited && 0 == --from->pending && RABRED_OK == s->ctx.rc) {
+        round_done(s, src);
+    }
+    if (0 == --to->pending && RABRED_OK == s->ctx.rc) {
+        round_done(s, dst);
+    }
+}
+
+/* Flow i's last element left at t: its ports are the others' again. */
+static void flow_end(sim_t *s, int32_t i, double t)
+{
+    flow_t *f = &s->flows[i];
+    for (int k = 0; k < NPORTS; k++) {
+        if (f->port[k] >= 0) {
+            port_unlink(s, i, k);
+        }
+    }
+    for (int k = 0; k < NPORTS; k++) {
+        if (f->port[k] >= 0) {
+            port_rerate(s, f->port[k], t);
+        }
+    }
+    if (f->latency > 0) {
+        fheap_push(s, (fevent_t){t + f->latency, i, FLOW_DELIVER, 0});
+    } else {
+        flow_deliver(s, i, t);
+    }
+}
+
+/* The run's events in time order: messages becoming ready, flows ending,
+ * messages arriving. */
+static void run_flows(sim_t *s)
+{
+    const rabred_nodes_t *nodes = s->model->nodes;
+    int32_t nports = 2 * s->ctx.call->p + (NULL != nodes ? 2 * nodes->nnodes : 0);
+    free(s->port_head);
+    s->port_head = malloc(2 * (size_t)nports * sizeof(int32_t));
+    if (NULL == s->port_head) {
+        s->ctx.rc = RABRED_ERR_NOMEM;
+        return;
+    }
+    s->port_count = s->port_head + nports;
+    for (int32_t i = 0; i < nports; i++) {
+        s->port_head[i] = -1;
+        s->port_count[i] = 0;
+    }
+    s->nfheap = 0;
+    while (RABRED_OK == s->ctx.rc && s->ctx.res->ok && (!queue_empty(s) || s->nfheap > 0)) {
+        if (!queue_empty(s) && (0 == s->nfheap || queue_top(s) <= s->fheap[0].t)) {
+            flow_start(s, queue_pop(s));
+            continue;
+        }
+        fevent_t e = fheap_pop(s);
+        if (FLOW_DELIVER == e.kind) {
+            flow_deliver(s, e.msg, e.t);
+        } else if (e.version == s->flows[e.msg].version) {
+            flow_end(s, e.msg, e.t);
+        }
+    }
+}
+
 /* ---- compiling plans --------------------------------------------------- */
 
 /* Marks the peers this rank receives from in the round being compiled. */
@@ -764,6 +1062,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->latency_overlaps = 0;
     model->inter_rank_beta = 0;
     model->send_buffer = model->inter_send_buffer = 0;
+    model->fair_share = 0;
 }
 
 static int setup_rank(sim_t *s, int rank)
@@ -850,6 +1149,9 @@ static void teardown(sim_t *s)
     free(s->code);
     free(s->code_of);
     free(s->node_free);
+    free(s->flows);
+    free(s->port_head);
+    free(s->fheap);
     rabred_node_groups_free(&s->node_groups);
 }
 
@@ -925,6 +1227,9 @@ static void run(sim_t *s)
     }
     for (int i = 0; i < call->p && RABRED_OK == s->ctx.rc; i++) {
         advance(s, i, arrival ? arrival[i] : 0.0);
+    }
+    if (s->model->fair_share) {
+        run_flows(s);
     }
     while (!queue_empty(s) && RABRED_OK == s->ctx.rc && s->ctx.res->ok) {
         finish_message(s, queue_pop(s));

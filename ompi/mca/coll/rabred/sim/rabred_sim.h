@@ -21,7 +21,8 @@
  * duplex).  A message can start once the sender has posted it and the
  * receiver has posted the matching receive; it then holds both ports for
  * alpha + len * beta, or f_alpha * alpha + len * f_beta * beta when it is
- * one-way (the sender receives nothing from that peer in the same round).
+ * one-way (the sender receives nothing from that peer in the same round);
+ * or, with fair_share, shares them with the other messages in flight.
  * A round ends when all its messages have; its reductions then cost
  * gamma per element.  Ranks start at their arrival offsets.
  */
@@ -73,6 +74,17 @@ typedef struct {
      * collective).  0: a send is done when its message is (send_buffer
      * for messages inside a node, inter_send_buffer between nodes). */
     double send_buffer, inter_send_buffer;
+    /* 0: the messages of a port take turns, first come first served (each
+     * holds the port alone for its time).  1: the messages in flight on a
+     * port share it equally, each at 1/k of its speed alone while k are
+     * in flight (a message between nodes also shares its nodes' links),
+     * as TCP connections and a flow-level network (SimGrid's SMPI) do;
+     * and a send of at most the send buffer's elements leaves its sender
+     * when posted, in every round (an eager copy; SMPI's detached sends),
+     * so a rank's next sends join it on the port.  A parent sending to
+     * two children at once then gets neither's message out before 2 n
+     * beta, where in turn the first is out at n beta. */
+    int fair_share;
 } rabred_sim_model_t;
 
 typedef struct {
