@@ -74,6 +74,8 @@ typedef struct {
     int nvariants;
     const char *label; /* what `mpi` is called in the output */
     rabred_link_units_t inter, intra;
+    double inter_overhead_us, intra_overhead_us; /* --link measure: of alpha, what a
+                        * message holds its port for (the simulator's overhead) */
     int ppn;           /* ranks that share one link out, consecutive: a node's ranks
                         * (its NIC) or a leaf switch's hosts (its uplinks); 1: none */
     double reduce_mbs; /* > 0: charge rabred's reductions */
@@ -367,6 +369,7 @@ static double simulated(const bench_t *bn, const rabred_alg_t *alg, int64_t coun
      * sender when posted */
     model.latency_overlaps = 1;
     model.fair_share = 1;
+    model.overhead = 1e-6 * o->inter_overhead_us;
     model.send_buffer = model.inter_send_buffer = (65536.0 - 1) / sizeof(double);
     model.alpha = 1e-6 * o->inter.alpha_us;
     model.beta = sizeof(double) * 1e-6 / o->inter.mbs;
@@ -379,6 +382,8 @@ static double simulated(const bench_t *bn, const rabred_alg_t *alg, int64_t coun
                                                        : 0;
         model.alpha = 1e-6 * o->intra.alpha_us;
         model.beta = sizeof(double) * 1e-6 / o->intra.mbs;
+        model.inter_overhead = model.overhead;
+        model.overhead = 1e-6 * o->intra_overhead_us;
     }
     rabred_sim_result_t res;
     if (RABRED_OK != rabred_simulate(&call, &model, &res) || !res.ok) {
@@ -584,6 +589,40 @@ static rabred_link_units_t measure_link(const bench_t *bn, int lanes, int dist)
                       lanes * (double)(LARGE - SMALL) / (large - small) / 1e6);
 }
 
+/* Of a link's alpha, what a message holds its receiver's port for: rank
+ * `to` receives 8 bytes from each of `k` senders at once (first, first +
+ * stride, ...), against from one; each more message adds the overhead
+ * and its 8 bytes (at `mbs`).  A flow-level network's latency overlaps,
+ * its per-message work does not (SMPI's: about 0.013 us a message). */
+static double measure_overhead(const bench_t *bn, int to, int first, int stride, int k,
+                               double mbs)
+{
+    enum { SMALL = 8 };
+    char buf[SMALL * 64];
+    double t[2];
+    for (int i = 0; i < 2; i++) {
+        int n = 0 == i ? 1 : k;
+        double start = common_start(bn), mine = 0, longest;
+        int sender = bn->rank >= first && (bn->rank - first) % stride == 0 &&
+                     (bn->rank - first) / stride < n;
+        if (bn->rank == to) {
+            MPI_Request req[64];
+            for (int j = 0; j < n; j++) {
+                MPI_Irecv(buf + SMALL * j, SMALL, MPI_BYTE, first + j * stride, 9,
+                          MPI_COMM_WORLD, &req[j]);
+            }
+            MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+            mine = MPI_Wtime() - start;
+        } else if (sender) {
+            MPI_Send(buf, SMALL, MPI_BYTE, to, 9, MPI_COMM_WORLD);
+        }
+        MPI_Allreduce(&mine, &longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[i] = longest;
+    }
+    double us = 1e6 * (t[1] - t[0]) / (k - 1) - SMALL / mbs;
+    return us > 0 ? us : 0;
+}
+
 /* Every rank exchanges with rank XOR d at once (shift 0; ranks without
  * one in range sit out), or sends to rank + d and receives from rank - d
  * (shift 1, cyclically); the slowest rank's time. */
@@ -670,16 +709,28 @@ static void measure_links(bench_t *bn, options_t *o)
     if (lanes > 1) { /* and what one rank's message alone gets through it */
         o->inter.rank_mbs = measure_link(bn, 1, bn->p - 1).mbs;
     }
+    /* the overhead: rank 0 receiving from 8 ranks at once (of other
+     * groups between groups, of its own inside one) */
+    int groups = o->ppn > 1 ? bn->p / o->ppn : bn->p;
+    int k = groups - 1 < 8 ? groups - 1 : 8, stride = o->ppn > 1 ? o->ppn : 1;
+    o->inter_overhead_us =
+        k > 1 ? measure_overhead(bn, 0, stride, stride, k, o->inter.rank_mbs > 0 ? o->inter.rank_mbs
+                                                                                  : o->inter.mbs)
+              : 0;
     if (o->ppn > 1) { /* inside a group: ranks 0 and 1 */
         o->intra = measure_link(bn, 1, 1);
+        int local = o->ppn - 1 < 8 ? o->ppn - 1 : 8;
+        o->intra_overhead_us =
+            local > 1 && bn->p >= o->ppn ? measure_overhead(bn, 0, 1, 1, local, o->intra.mbs) : 0;
     } else { /* one rank per node: the network by distance (the model's
               * distance term applies without a node map only) */
         measure_distances(bn, &o->inter);
     }
     if (0 == bn->rank) {
-        printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g intra alpha_us=%.6g mbs=%.6g\n",
-               o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->intra.alpha_us,
-               o->intra.mbs);
+        printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g overhead_us=%.4g intra "
+               "alpha_us=%.6g mbs=%.6g overhead_us=%.4g\n",
+               o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->inter_overhead_us,
+               o->intra.alpha_us, o->intra.mbs, o->intra_overhead_us);
     }
 }
 

@@ -497,6 +497,15 @@ static void test_latency_overlaps(void)
           lin_held);
     CHECK(fabs(lin_flow - 8) < 1e-9, "linear p=8, alpha 1, latency overlapped: %g, want p",
           lin_flow);
+    /* a quarter of alpha held (the overhead): the root's 7 sends of the
+     * last round leave one overhead apart, in turn or shared: p + 6/4 */
+    flow.overhead = 0.25;
+    for (int fair = 0; fair < 2; fair++) {
+        flow.fair_share = fair;
+        double t = sim_time("linear", 8, NULL, 64, &flow);
+        CHECK(fabs(t - 9.5) < 1e-9, "linear p=8, alpha 1, overhead 1/4, ports %s: %g, want 9.5",
+              fair ? "shared" : "in turn", t);
+    }
 }
 
 /* fair_share: messages in flight on a port share it.

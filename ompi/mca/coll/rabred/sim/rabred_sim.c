@@ -685,18 +685,21 @@ static void finish_message(sim_t *s, event_t e)
     double start = e.ready;
     start = src->out_free > start ? src->out_free : start;
     start = dst->in_free > start ? dst->in_free : start;
-    double latency = fa * s->model->alpha;
+    double latency = fa * s->model->alpha, overhead = s->model->overhead;
     double end = start + latency + fb * s->model->beta * (double)msg->len;
     double buffered = s->model->send_buffer * fb * s->model->beta;
     if (NULL != s->node_free && s->model->nodes->node_of[msg->src] !=
                                     s->model->nodes->node_of[msg->dst]) {
         const rabred_sim_model_t *m = s->model;
         latency = fa * m->inter_alpha;
+        overhead = m->inter_overhead;
         end = node_ports(s, msg, start, fa, fb);
         buffered = m->inter_send_buffer * fb *
                    (m->inter_rank_beta > m->inter_beta ? m->inter_rank_beta : m->inter_beta);
     }
-    src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency : end;
+    /* overlapped latency: the ports are held for the overhead and the elements */
+    overhead = overhead < latency ? overhead : latency;
+    src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency + overhead : end;
     /* the send buffer frees a sender from its last round with messages
      * only (rabred_sim_model_t.send_buffer says why) */
     double released = src->round == src->last_xfer_round
@@ -886,13 +889,14 @@ static void flow_start(sim_t *s, event_t e)
     int p = s->ctx.call->p;
     int inter = NULL != nodes && nodes->node_of[msg->src] != nodes->node_of[msg->dst];
     double fa = msg->one_way ? m->f_alpha : 1.0, fb = msg->one_way ? m->f_beta : 1.0;
-    double alpha = inter ? m->inter_alpha : m->alpha;
+    double latency = fa * (inter ? m->inter_alpha : m->alpha);
     double own_beta = !inter ? m->beta : m->inter_rank_beta > 0 ? m->inter_rank_beta
                                                                 : m->inter_beta;
-    double held = m->latency_overlaps ? 0.0 : fa * alpha;
+    double overhead = inter ? m->inter_overhead : m->overhead;
+    double held = !m->latency_overlaps ? latency : overhead < latency ? overhead : latency;
     f->alone[0] = held + fb * own_beta * (double)msg->len;
     f->alone[1] = inter ? fb * m->inter_beta * (double)msg->len : 0.0;
-    f->latency = m->latency_overlaps ? fa * alpha : 0.0;
+    f->latency = latency - held;
     f->left = 1.0;
     f->rate = 0.0;
     f->since = e.ready;
@@ -1060,6 +1064,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->nodes = NULL;
     model->inter_alpha = model->inter_beta = 1.0;
     model->latency_overlaps = 0;
+    model->overhead = model->inter_overhead = 0;
     model->inter_rank_beta = 0;
     model->send_buffer = model->inter_send_buffer = 0;
     model->fair_share = 0;

@@ -59,6 +59,12 @@ typedef struct {
      * messages in flight share, as in a flow-level network (SimGrid's
      * SMPI, bench/scale/) or a NIC that pipelines many messages. */
     int latency_overlaps;
+    /* With latency_overlaps: the part of alpha (inter_alpha) that a
+     * message does hold its ports for, before its elements (LogP's
+     * overhead: per-message work of a port, which the messages of one port
+     * do one after the other; SMPI's is about 0.013 us); the rest is wire
+     * latency.  0: none. */
+    double overhead, inter_overhead;
     /* A rank leaves its last round with messages once each of its
      * messages there is within this many elements' time of its end (the
      * time it waited for a port, its own or its receiver's, counts: the
