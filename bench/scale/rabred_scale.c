@@ -23,8 +23,10 @@
  * the last rank's end minus the first rank's start; reduce's is the mean
  * over ranks of each rank's own time (rabred_model_metric), with the
  * completion time beside it.  For rabred's algorithms the line adds what
- * rabred's own simulator predicts under a one-link alpha-beta model with
- * the same parameters (the cross-check on a contention-free crossbar).
+ * rabred's own simulator predicts with the same parameters in its
+ * flow-level mode (latency overlapped but for the measured per-message
+ * overhead, ports shared, sends below 64 KiB detached): the cross-check
+ * on a contention-free crossbar.
  *
  * Reductions: SMPI charges no simulated time for MPI_Reduce_local nor for
  * its own algorithms' reductions, so by default nothing charges gamma and

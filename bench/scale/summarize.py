@@ -57,8 +57,9 @@ def best_of(variants):
 
 def crosscheck(path, out):
     """On the contention-free crossbar, SMPI's time of each rabred plan
-    against rabred's own simulator (sim_s, latency overlapping as in a
-    flow-level network): the largest deviation per algorithm."""
+    against rabred's own simulator (sim_s, in its flow-level mode: latency
+    overlapped but for the measured per-message overhead, ports shared):
+    the largest deviation per algorithm."""
     worst = {}
     for line in open(path):
         fields = line.split()
