@@ -822,15 +822,13 @@ static void flow_rerate(sim_t *s, int32_t i, double t)
                              f->version});
 }
 
-static void port_rerate(sim_t *s, int32_t port, double t)
+/* The flows on a port all use it as the same kind k (the port numbers of
+ * each kind are apart: rank out, rank in, node out, node in), so a port's
+ * list runs through its flows' prev[k] and next[k]. */
+static void port_rerate(sim_t *s, int32_t port, int k, double t)
 {
-    for (int32_t i = s->port_head[port]; i >= 0;) {
-        int32_t next = -1;
-        for (int k = 0; k < NPORTS; k++) {
-            next = s->flows[i].port[k] == port ? s->flows[i].next[k] : next;
-        }
+    for (int32_t i = s->port_head[port]; i >= 0; i = s->flows[i].next[k]) {
         flow_rerate(s, i, t);
-        i = next;
     }
 }
 
@@ -841,10 +839,7 @@ static void port_link(sim_t *s, int32_t i, int k)
     f->prev[k] = -1;
     f->next[k] = head;
     if (head >= 0) {
-        flow_t *h = &s->flows[head];
-        for (int j = 0; j < NPORTS; j++) {
-            h->prev[j] = h->port[j] == port ? i : h->prev[j];
-        }
+        s->flows[head].prev[k] = i;
     }
     s->port_head[port] = i;
     s->port_count[port]++;
@@ -852,23 +847,16 @@ static void port_link(sim_t *s, int32_t i, int k)
 
 static void port_unlink(sim_t *s, int32_t i, int k)
 {
-    flow_t *f = &s->flows[i];
-    int32_t port = f->port[k];
+    const flow_t *f = &s->flows[i];
     if (f->prev[k] >= 0) {
-        flow_t *p = &s->flows[f->prev[k]];
-        for (int j = 0; j < NPORTS; j++) {
-            p->next[j] = p->port[j] == port ? f->next[k] : p->next[j];
-        }
+        s->flows[f->prev[k]].next[k] = f->next[k];
     } else {
-        s->port_head[port] = f->next[k];
+        s->port_head[f->port[k]] = f->next[k];
     }
     if (f->next[k] >= 0) {
-        flow_t *n = &s->flows[f->next[k]];
-        for (int j = 0; j < NPORTS; j++) {
-            n->prev[j] = n->port[j] == port ? f->prev[k] : n->prev[j];
-        }
+        s->flows[f->next[k]].prev[k] = f->prev[k];
     }
-    s->port_count[port]--;
+    s->port_count[f->port[k]]--;
 }
 
 /* A matched message starts flowing at its ready time. */
@@ -911,7 +899,7 @@ static void flow_start(sim_t *s, event_t e)
     }
     for (int k = 0; k < NPORTS; k++) {
         if (f->port[k] >= 0) {
-            port_rerate(s, f->port[k], e.ready);
+            port_rerate(s, f->port[k], k, e.ready);
         }
     }
 }
@@ -948,7 +936,7 @@ static void flow_end(sim_t *s, int32_t i, double t)
     }
     for (int k = 0; k < NPORTS; k++) {
         if (f->port[k] >= 0) {
-            port_rerate(s, f->port[k], t);
+            port_rerate(s, f->port[k], k, t);
         }
     }
     if (f->latency > 0) {
