@@ -467,6 +467,18 @@ static void register_link(const char *kind, const char *where, const rabred_link
                       "where a node's link is wider than one stream (a leaf switch's uplinks "
                       "shared by its hosts, several rails); 0: the link's mbs", 0.0, 1e9,
                       rank_mbs);
+    RABRED_LINK_PARAM("shared_ports", "1: the messages a rank has in flight share its link, "
+                      "each at 1/k of its speed while k are (TCP connections, a NIC "
+                      "interleaving its queues, a flow-level network), and its sends up to "
+                      "send_buffer_bytes leave it when posted; 0: they take turns, each alone "
+                      "for its time. rabred-calibrate sends two messages at once and times the "
+                      "first's arrival", 0.0, 1.0, shared_ports);
+    RABRED_LINK_PARAM("wire_us", "of alpha_us, the wire latency, microseconds: the time of "
+                      "flight that a rank's messages in flight pay at once; the rest is "
+                      "per-message work that holds the rank's link (LogP's overhead, which "
+                      "rabred-calibrate measures as what each more sender adds when several "
+                      "send to one rank at once); 0: none, all of alpha is held", 0.0, 1e6,
+                      wire_us);
 #undef RABRED_LINK_PARAM
 }
 

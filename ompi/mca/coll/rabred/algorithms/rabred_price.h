@@ -83,6 +83,12 @@ typedef struct {
      * shifts); 0: alpha (rabred_link_units_t.distance_alpha_us) */
     double distance_alpha[RABRED_DISTANCE_CLASSES];
     double shift_alpha[RABRED_DISTANCE_CLASSES];
+    /* 1: a rank's messages in flight share its link (rabred_link_units_t.
+     * shared_ports); closed forms assume 0, turns */
+    int shared_ports;
+    /* seconds of alpha that are wire latency, paid at once by messages in
+     * flight (rabred_link_units_t.wire_us); 0: none.  Closed forms assume 0 */
+    double wire;
     /* What an MPI_Reduce price measures (coll_rabred_reduce_metric): 0, the
      * average of the ranks' own times (OSU's figure: a rank whose part has
      * left is free); 1, the completion, when the last rank is done (the

@@ -14,11 +14,13 @@ const rabred_link_units_t rabred_default_intra = {
     .alpha_us = 0.38, .mbs = 10200, .oneway_alpha = 0.87, .oneway_beta = 1.07,
     .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
     .invalidate_mbs = 5240, .overwrite_mbs = 12100, .repeat = 1.21, .peer_us = 0,
-    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2048};
+    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2048, .shared_ports = 0,
+    .wire_us = 0};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
     .eager_bytes = 8192, .rndv_us = 3.0, .rndv_oneway_us = 3.0, .peer_us = 0, .repeat = 1,
-    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 8192};
+    .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 8192, .shared_ports = 0,
+    .wire_us = 0};
 
 rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double reduce_mbs,
                                       double round_sync_us, double copy_mbs)
@@ -78,6 +80,10 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .aggregate = link->aggregate_mbs > 0 ? 1e-6 / link->aggregate_mbs : 0,
         .beta_rank = link->rank_mbs > 0 ? 1e-6 / link->rank_mbs : 0,
         .send_buffer = link->send_buffer_bytes > 0 ? link->send_buffer_bytes : 0,
+        .shared_ports = link->shared_ports > 0,
+        .wire = link->wire_us > 0 ? 1e-6 * (link->wire_us < link->alpha_us ? link->wire_us
+                                                                           : link->alpha_us)
+                                  : 0,
     };
     for (int k = 0; k < RABRED_DISTANCE_CLASSES; k++) {
         m.distance_beta[k] = link->distance_mbs[k] > 0 ? 1e-6 / link->distance_mbs[k] : 0;
@@ -134,13 +140,29 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
     out->f_alpha = m->f_alpha;
     out->f_beta = m->f_beta;
     out->send_buffer = local->send_buffer; /* bytes: plans of one-byte elements */
+    /* a link that shares its port or overlaps latencies (rabred_link_units_t
+     * .shared_ports, .wire_us): the simulator has one switch for each, on
+     * when either link sets it; a link without wire latency holds all of
+     * its alpha */
+    out->fair_share = m->shared_ports || local->shared_ports;
+    out->latency_overlaps = m->wire > 0 || local->wire > 0;
+    out->overhead = alpha_on * (local->alpha - local->wire);
     if (NULL != book->node_of) {
         out->inter_send_buffer = m->send_buffer;
         out->nodes = &book->nodes;
         out->inter_alpha = alpha_on * m->alpha;
         out->inter_beta = bytes_on * m->beta;
         out->inter_rank_beta = bytes_on * m->beta_rank;
+        out->inter_overhead = alpha_on * (m->alpha - m->wire);
     }
+}
+
+/* Does a link of the book depart from the turns the closed forms count
+ * (a port shared by its messages, latency paid at once)? */
+static int beyond_turns(const rabred_pricebook_t *book)
+{
+    const rabred_model_t *m = &book->model, *local = NULL != book->node_of ? &book->intra : m;
+    return m->shared_ports || m->wire > 0 || local->shared_ports || local->wire > 0;
 }
 
 /* Simulated seconds under each of nmodels models (the plans built once,
@@ -229,6 +251,12 @@ static double buffer_time(const rabred_model_t *m)
     return m->send_buffer * m->f_beta * (m->beta > m->beta_rank ? m->beta : m->beta_rank);
 }
 
+/* Does a link of the book share its port among its messages in flight? */
+static int shares_ports(const rabred_pricebook_t *book)
+{
+    return book->model.shared_ports || (NULL != book->node_of && book->intra.shared_ports);
+}
+
 /* Is some link's send buffer worth pricing?  A buffer saves at most its
  * bytes' time (buffer_time); below the link's latency that is inside what
  * the model can tell apart (an RDMA fabric's eager copy of 8 KiB: 0.8 us
@@ -255,6 +283,20 @@ static int64_t next_sample(int64_t n, int p, int64_t first, double last)
     return n < first ? first : 2 * n;
 }
 
+/* The line for a call of `count` elements: the shape sampled at the
+ * largest p' / 2^k <= count, which is the kept shape with the smallest
+ * count above count / 2 (counts not kept share the line above them);
+ * the reference line when no kept shape is that close. */
+static double line_at(const rabred_price_t *price, int64_t count, int64_t bytes)
+{
+    double fixed = price->fixed, per_byte = price->per_byte;
+    for (int k = 0; k < price->nshape && 2 * price->shape_count[k] > count; k++) {
+        fixed = price->shape_fixed[k];
+        per_byte = price->shape_per_byte[k];
+    }
+    return fixed + per_byte * (double)bytes;
+}
+
 /* One saving sample at n bytes (simulated without and with buffers,
  * `both`); 0 when there is no room or n cannot be simulated (the same on
  * every rank: the samples so far stand), *rc the simulator's error. */
@@ -271,7 +313,10 @@ static int add_saving(const rabred_alg_t *alg, const rabred_pricebook_t *book, i
         return 0;
     }
     out->saving_bytes[out->nsaving] = (double)n;
-    out->saving[out->nsaving++] = t[1] - t[0];
+    /* with shared ports the line (fitted without buffers at large sizes,
+     * where nothing shares) misses what small messages in flight share
+     * even without buffers: the sample is against the line itself */
+    out->saving[out->nsaving++] = (shares_ports(book) ? line_at(out, n, n) : t[1]) - t[0];
     return 1;
 }
 
@@ -293,7 +338,11 @@ static int add_saving(const rabred_alg_t *alg, const rabred_pricebook_t *book, i
  * 512 B saves what a tree of blocks at p bytes does not.  At most
  * log2(16 p) + 2 pairs of simulations here (19 at p = 4096), and up to
  * 12 shapes (within RABRED_SAVING_POINTS; rabred_model.h gives the time
- * they take). */
+ * they take).  With shared ports (rabred_link_units_t.shared_ports) sends
+ * within the buffer leave when posted in every round and share the link
+ * with the next round's, for either collective: then every doubling from
+ * p is sampled, each against the fitted line (the line, fitted where no
+ * message fits a buffer, cannot see that), so the "saving" may be < 0. */
 static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
                        rabred_price_t *out)
 {
@@ -305,6 +354,9 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     double most = both[0].send_buffer > both[0].inter_send_buffer ? both[0].send_buffer
                                                                    : both[0].inter_send_buffer;
     int64_t first = (int64_t)(most / 16) > 2 * (int64_t)p ? (int64_t)(most / 16) : 2 * (int64_t)p;
+    if (shares_ports(book)) {
+        first = 2 * (int64_t)p; /* sends within the buffer share ports at any size: every doubling */
+    }
     int rc = RABRED_OK;
     out->nsaving = 0;
     /* below p, the counts where the plan's shape changes (fit_shapes: the
@@ -469,7 +521,8 @@ static int fit_shapes(const rabred_alg_t *alg, const rabred_pricebook_t *book, i
             out->shape_count[out->nshape] = c;
             out->shape_fixed[out->nshape] = fixed;
             out->shape_per_byte[out->nshape] = slope;
-            out->shape_saving[out->nshape++] = savings ? t[4] - t[3] : 0.0;
+            double unbuffered = shares_ports(book) ? fixed + slope * (double)c : t[4];
+            out->shape_saving[out->nshape++] = savings ? unbuffered - t[3] : 0.0;
             above_fixed = fixed;
             above_slope = slope;
         }
@@ -487,15 +540,25 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     memset(out, 0, sizeof(*out));
     /* the closed forms price MPI_Reduce by the ranks' average */
     int completion = RABRED_COLL_REDUCE == alg->coll && book->model.reduce_completion;
-    if (NULL != alg->price && NULL == book->node_of && !completion) {
+    int closed = NULL != alg->price && NULL == book->node_of && !completion;
+    if (closed && !beyond_turns(book)) {
         out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
     }
     /* with a node map no closed form knows which messages share a node's
-     * link: every algorithm is simulated */
+     * link, and with shared ports or overlapped latency none counts what
+     * a rank's messages in flight at once cost: simulated */
     int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
     int rc = sim_work(alg, p, n2, seg_bytes, NULL != book->node_of ? &book->nodes : NULL, &work);
+    if (RABRED_OK == rc && work > SIM_BUDGET && closed) {
+        /* too large to simulate: the plans that large are the O(p)-round
+         * ones (rings and pairwise exchanges, one message per port at a
+         * time; linear, whose root's p - 1 sends end together either way) */
+        out->closed = alg;
+        out->ok = 1;
+        return RABRED_OK;
+    }
     if (RABRED_OK != rc || work > SIM_BUDGET) {
         return rc; /* too large to simulate: left unpriced, alike on every rank */
     }
@@ -516,7 +579,11 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     fit(out, t0, t1, t2, n1, n2);
     /* a send buffer frees senders early, never the root: no saving by
      * completion */
-    int savings = RABRED_COLL_REDUCE == alg->coll && !completion && buffers_matter(book);
+    /* with shared ports, sends within the buffer leave when posted in every
+     * round and share the port with the next round's: sampled the same
+     * way, for either collective and metric (a "saving" that may be < 0) */
+    int savings = buffers_matter(book) &&
+                  ((RABRED_COLL_REDUCE == alg->coll && !completion) || shares_ports(book));
     if (RABRED_OK == rc && out->ok) {
         rc = fit_shapes(alg, book, commutative, completion, savings, n1, n2, out);
     }
@@ -587,19 +654,6 @@ int rabred_pricebook_ensure(rabred_pricebook_t *book, rabred_coll_t coll, int p,
     return rc;
 }
 
-/* The line for a call of `count` elements: the shape sampled at the
- * largest p' / 2^k <= count, which is the kept shape with the smallest
- * count above count / 2 (counts not kept share the line above them);
- * the reference line when no kept shape is that close. */
-static double line_at(const rabred_price_t *price, int64_t count, int64_t bytes)
-{
-    double fixed = price->fixed, per_byte = price->per_byte;
-    for (int k = 0; k < price->nshape && 2 * price->shape_count[k] > count; k++) {
-        fixed = price->shape_fixed[k];
-        per_byte = price->shape_per_byte[k];
-    }
-    return fixed + per_byte * (double)bytes;
-}
 
 /* A closed form, written for one-byte elements, priced for `count`
  * elements of bytes / count bytes each: its plans' shape is count's,
@@ -667,6 +721,7 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->cache_bytes == b->cache_bytes && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
            a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer &&
+           a->shared_ports == b->shared_ports && a->wire == b->wire &&
            0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta)) &&
            0 == memcmp(a->shift_beta, b->shift_beta, sizeof(a->shift_beta)) &&
            0 == memcmp(a->distance_alpha, b->distance_alpha, sizeof(a->distance_alpha)) &&

@@ -31,6 +31,13 @@
  * shared: the component keeps one registry (rabred_pricebooks_t), so every
  * communicator of the same size reads the same book, filled once.
  *
+ * The closed forms count Hockney's turns: a rank's messages hold its link
+ * one after another, latency included.  A link whose messages in flight
+ * share it or pay their latency at once (rabred_link_units_t.shared_ports,
+ * wire_us) has every plan within SIM_BUDGET priced by the simulator in
+ * that mode instead, and the sends within the buffer sampled as MPI_Reduce's
+ * saving is, for both collectives.
+ *
  * Arrival-aware algorithms (rabred_alg_t.arrival_aware, Proficz 2018) are not
  * priced: this model assumes every rank arrives at once, where they are no
  * better than the ring, and the decision must not choose them.
@@ -70,6 +77,23 @@ typedef struct {
     double send_buffer_bytes; /* what a sender may leave behind: its send is done once
                                * all but this many bytes have left (a TCP socket's
                                * send buffer, an eager copy); 0: when all have */
+    /* 1: the messages a rank has in flight share its link, each at 1/k of
+     * its speed while k are (TCP connections, a NIC interleaving its
+     * queues' packets, a flow-level network), and its sends up to
+     * send_buffer_bytes leave it when posted, so the next round's join
+     * them; 0: they take turns, each alone for its time (Hockney's
+     * model).  rabred-calibrate sends two messages at once and times the
+     * first's arrival: n beta (turns) or 2 n beta (shared) */
+    double shared_ports;
+    /* Of alpha_us, the wire latency, microseconds: the time of flight
+     * (NICs, cables, switches) that a rank's messages in flight pay at
+     * once.  The rest, LogP's overhead o, is per-message work that holds
+     * the rank's link (posting, a NIC's descriptor): a rank receiving from
+     * k peers at once finishes after alpha + (k-1) o + its bytes, not
+     * k alpha + its bytes.  0 (the default): none, all of alpha is held
+     * (Hockney's model).  rabred-calibrate measures o as what each more
+     * sender adds when several send to one rank at once */
+    double wire_us;
     double sends_first_bytes; /* not a price: from this message size a step posts its
                                * sends before its receives, where the transport
                                * serialises an exchange posted receive-first (0: never) */
