@@ -486,10 +486,12 @@ cal_read_back() { # every name = value of the file, as ompi_info reports it
             { echo "$name: file $value, ompi_info '$seen'" >>"$cal_log"; return 1; }
         n=$((n + 1))
     done < <(grep -v '^#' "$cal_conf")
-    [ "$n" -ge 13 ] # the intra link's 8, reduce, sync, duplex, aggregate, peer (5 ranks)
+    [ "$n" -ge 15 ] # the intra link's 10, reduce, sync, duplex, aggregate, peer (5 ranks)
 }
+# (5 ranks on one node: a hub and 4 spokes measure the messages in flight)
 if [ -n "$cal_files" ] && grep -q "coll_rabred_intra_peer_us" "$cal_dir/rabred-calibration.md" &&
-   cal_read_back; then
+   grep -q "^coll_rabred_intra_wire_us = " "$cal_conf" &&
+   grep -q "^coll_rabred_intra_shared_ports = [01]$" "$cal_conf" && cal_read_back; then
     pass calibrate-read-back
 else
     fail calibrate-read-back "$cal_log"

@@ -34,7 +34,11 @@
  *   aggregate limit (4 ranks or more), the ring rounds against the same
  *   on half the ranks;
  *   distinct peers (5 ranks or more): 64 KiB rounds to a new pair of
- *   peers every round against the ring's, the difference per peer.
+ *   peers every round against the ring's, the difference per peer;
+ *   messages in flight at once, per link with a hub and two spokes or more
+ *   on it (measure_fan): 8-byte answers from all spokes at once against
+ *   one (the overhead o, so wire_us = alpha - o), and the largest size to
+ *   one spoke and to two at once (shared_ports).
  * A term that cannot be measured here (no two ranks on one node, one node
  * only, fewer than 5 nodes, or 5 ranks on one node) is not written: the built-in default stays, and
  * the summary says so.  Every number is the median of several samples;
@@ -126,6 +130,13 @@ typedef struct {
     double buffer_spread;
     double inv_t[4];          /* seconds to reduce into memory after a peer read it, into
                                * the rank's own; to copy over it, over the rank's own */
+    /* messages in flight at once (measure_fan): a hub and its spokes over
+     * this link, MPI_COMM_NULL where fewer than two spokes exist */
+    int hub, nspokes;
+    MPI_Comm fan;
+    stat_t fan_one, fan_all; /* 8-byte replies: from one spoke, from all at once (s) */
+    int share_bytes;
+    stat_t share_alone, share_first; /* one message alone, the first of two at once (s) */
 } link_t;
 
 enum { PINGPONG, EXCHANGE, EXCHANGE_SENDS_FIRST };
@@ -424,6 +435,160 @@ static void measure_link(link_t *l, char *buf, char *buf2, int max_bytes)
     l->inv_bytes = inv_bytes;
     memcpy(l->inv_t, t, sizeof(t));
     measure_link_buffer(l, buf, buf2, max_bytes);
+}
+
+/* ---- a rank's messages in flight at once (wire_us, shared_ports) --------- */
+
+enum { FAN_MAX = 8, FAN_ITERS = 20 };
+
+/* The fan of link k: a hub and up to FAN_MAX spokes it reaches over that
+ * link.  Between nodes, rank 0 and the other nodes' leaders; inside one,
+ * the first node with three ranks or more, its leader and its other
+ * ranks.  Fewer than two spokes: none (nspokes 0). */
+static void choose_fan(link_t *l, int k, const int *leader)
+{
+    l->hub = -1;
+    l->nspokes = 0;
+    for (int r = 0; r < g_size && 1 == k && l->a >= 0; r++) {
+        if (leader[r] == r && r != 0 && l->nspokes < FAN_MAX) {
+            l->hub = 0;
+            l->nspokes++;
+        }
+    }
+    for (int node = 0; node < g_size && 0 == k && l->a >= 0 && l->nspokes < 2; node++) {
+        int n = 0;
+        for (int r = 0; r < g_size; r++) {
+            n += leader[r] == node && r != node;
+        }
+        if (leader[node] == node && n >= 2) {
+            l->hub = node;
+            l->nspokes = n < FAN_MAX ? n : FAN_MAX;
+        }
+    }
+    l->nspokes = l->nspokes >= 2 ? l->nspokes : 0;
+}
+
+/* Is world rank r a member of l's fan, and its place (hub 0)? */
+static int fan_place(const link_t *l, int k, const int *leader, int r)
+{
+    if (0 == l->nspokes) {
+        return -1;
+    }
+    if (r == l->hub) {
+        return 0;
+    }
+    int place = 0;
+    for (int q = 0; q <= r; q++) {
+        int spoke = q != l->hub && (1 == k ? leader[q] == q : leader[q] == l->hub);
+        place += spoke;
+        if (q == r) {
+            return spoke && place <= l->nspokes ? place : -1;
+        }
+    }
+    return -1;
+}
+
+/* Seconds per round of FAN_ITERS rounds: the hub sends an empty message to
+ * spokes 1..n, each answers 8 bytes, the hub waits for all.  Its sends
+ * and its receives each queue on its link, one message after another: n
+ * spokes take (n - 1) o more than one (LogP's overhead o), while their
+ * latencies pass at once. */
+static double fan_in_time(MPI_Comm fan, int n, char *buf)
+{
+    int me;
+    MPI_Comm_rank(fan, &me);
+    MPI_Barrier(fan);
+    double t0 = MPI_Wtime();
+    for (int it = 0; it < FAN_ITERS; it++) {
+        if (0 == me) {
+            MPI_Request req[2 * FAN_MAX];
+            for (int j = 1; j <= n; j++) {
+                MPI_Irecv(buf + 8 * j, 8, MPI_BYTE, j, TAG, fan, &req[j - 1]);
+            }
+            for (int j = 1; j <= n; j++) {
+                MPI_Isend(NULL, 0, MPI_BYTE, j, TAG, fan, &req[n + j - 1]);
+            }
+            MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+        } else if (me <= n) {
+            MPI_Recv(NULL, 0, MPI_BYTE, 0, TAG, fan, MPI_STATUS_IGNORE);
+            MPI_Send(buf, 8, MPI_BYTE, 0, TAG, fan);
+        }
+    }
+    return (MPI_Wtime() - t0) / FAN_ITERS;
+}
+
+/* Seconds from the hub's start until the first spoke had all `bytes`:
+ * to spoke 1 alone (two 0) or to spokes 1 and 2 at once; each answers
+ * with an empty message once its message is in. */
+static double fan_out_first(MPI_Comm fan, int two, int bytes, char *buf, char *buf2)
+{
+    int me;
+    MPI_Comm_rank(fan, &me);
+    MPI_Barrier(fan);
+    double first = 0;
+    if (0 == me) {
+        MPI_Request req[4];
+        int n = two ? 2 : 1, index;
+        double t0 = MPI_Wtime();
+        for (int j = 1; j <= n; j++) {
+            MPI_Irecv(NULL, 0, MPI_BYTE, j, TAG, fan, &req[j - 1]);
+            MPI_Isend(buf, bytes, MPI_BYTE, j, TAG, fan, &req[n + j - 1]);
+        }
+        MPI_Waitany(n, req, &index, MPI_STATUS_IGNORE);
+        first = MPI_Wtime() - t0;
+        MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+    } else if (me <= (two ? 2 : 1)) {
+        MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, fan, MPI_STATUS_IGNORE);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, fan);
+    }
+    return first;
+}
+
+/* The fan's two terms on link l (every rank calls this; the fan measures,
+ * the others wait asleep):
+ *  - wire_us: alpha less the overhead o, from the 8-byte replies of all
+ *    spokes at once against one's (fan_in_time);
+ *  - shared_ports: the largest size the link measured, sent to one spoke
+ *    and to two at once: taking turns, the first of two is in after one
+ *    message's time; sharing the link, after about two.  1 when it took
+ *    over 1.5 times the message alone (median of the samples). */
+static void measure_fan(link_t *l, char *buf, char *buf2)
+{
+    double one[SAMPLES], all[SAMPLES], alone[SAMPLES], first[SAMPLES];
+    double got[4] = {0, 0, 0, 0}, spread[4] = {0, 0, 0, 0};
+    int bytes = l->m.n > 0 ? (int)l->m.bytes[l->m.n - 1] : 0;
+    progress("messages in flight at once");
+    if (MPI_COMM_NULL != l->fan && l->fitted && bytes > 0) {
+        int samples = l->m.oneway[l->m.n - 1] > 0.02 ? 3 : SAMPLES;
+        (void)fan_in_time(l->fan, l->nspokes, buf); /* connections */
+        for (int s = 0; s < SAMPLES; s++) {
+            one[s] = fan_in_time(l->fan, 1, buf);
+            all[s] = fan_in_time(l->fan, l->nspokes, buf);
+        }
+        for (int s = 0; s < samples; s++) {
+            alone[s] = fan_out_first(l->fan, 0, bytes, buf, buf2);
+            first[s] = fan_out_first(l->fan, 1, bytes, buf, buf2);
+        }
+        stat_t st[4] = {stats(one, SAMPLES), stats(all, SAMPLES), stats(alone, samples),
+                        stats(first, samples)};
+        for (int k = 0; k < 4; k++) {
+            got[k] = st[k].median;
+            spread[k] = st[k].spread;
+        }
+    }
+    quiet_barrier();
+    int hub = l->hub >= 0 ? l->hub : 0;
+    MPI_Bcast(got, 4, MPI_DOUBLE, hub, MPI_COMM_WORLD);
+    MPI_Bcast(spread, 4, MPI_DOUBLE, hub, MPI_COMM_WORLD);
+    g_progress_done += 1;
+    stat_t *out[4] = {&l->fan_one, &l->fan_all, &l->share_alone, &l->share_first};
+    for (int k = 0; k < 4; k++) {
+        out[k]->median = got[k];
+        out[k]->spread = spread[k];
+    }
+    l->share_bytes = bytes;
+    l->fit.wire_us = rabred_cal_wire_us(l->fit.alpha_us, l->nspokes, got[0], got[1]);
+    l->fit.shared_ports = rabred_cal_shared_ports(got[2], got[3]);
 }
 
 /* ---- the terms every rank takes part in --------------------------------- */
@@ -1006,6 +1171,13 @@ static void write_link_conf(FILE *f, const link_t *l)
     fprintf(f, "coll_rabred_%s_overwrite_mbs = %.6g\n", l->name, u->overwrite_mbs);
     fprintf(f, "coll_rabred_%s_repeat = %.4g\n", l->name, u->repeat);
     fprintf(f, "coll_rabred_%s_send_buffer_bytes = %.0f\n", l->name, u->send_buffer_bytes);
+    if (l->nspokes >= 2) {
+        fprintf(f, "coll_rabred_%s_wire_us = %.4g\n", l->name, u->wire_us);
+        fprintf(f, "coll_rabred_%s_shared_ports = %.0f\n", l->name, u->shared_ports);
+    } else {
+        fprintf(f, "# coll_rabred_%s_wire_us, _shared_ports: not measured (%s)\n", l->name,
+                0 == strcmp(l->name, "intra") ? "no node holds 3 ranks" : "fewer than 3 nodes");
+    }
 }
 
 /* Open MPI's list of parameter files as this run has it (MPI_T), so that
@@ -1102,6 +1274,18 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->send_buffer_bytes, 100 * l->buffer_spread, l->buffer_bytes,
             1e3 * l->buffer_t[0], 1e3 * l->buffer_t[1],
             u->send_buffer_bytes >= l->buffer_bytes ? " (all of it: the buffer holds at least that)" : "");
+    if (l->nspokes < 2) {
+        fprintf(f, "| `coll_rabred_%s_wire_us`, `_shared_ports` | not measured | | %s: the defaults (0) stay |\n",
+                l->name, 0 == strcmp(l->name, "intra") ? "no node holds 3 ranks" : "fewer than 3 nodes");
+        return;
+    }
+    fprintf(f, "| `coll_rabred_%s_wire_us` | %.3g us | %.0f%% | alpha less the overhead o: rank %d sends an empty message to %d ranks, each answers 8 bytes, %.3g us a round, against %.3g us with one; o = the difference / %d |\n",
+            l->name, u->wire_us, 100 * fmax(l->fan_one.spread, l->fan_all.spread), l->hub,
+            l->nspokes, 1e6 * l->fan_all.median, 1e6 * l->fan_one.median, l->nspokes - 1);
+    fprintf(f, "| `coll_rabred_%s_shared_ports` | %.0f | %.0f%% | %d bytes from rank %d: in after %.4g ms alone, the first of two sent at once after %.4g ms (%.2fx; over 1.5x: the two share the link) |\n",
+            l->name, u->shared_ports, 100 * fmax(l->share_alone.spread, l->share_first.spread),
+            l->share_bytes, l->hub, 1e3 * l->share_alone.median, 1e3 * l->share_first.median,
+            l->share_alone.median > 0 ? l->share_first.median / l->share_alone.median : 0);
 }
 
 /* One distance list's line: its rounds' times by distance (near at 1,
@@ -1382,6 +1566,9 @@ int main(int argc, char **argv)
         int in_pair = l->a >= 0 && (g_rank == l->a || g_rank == l->b);
         MPI_Comm_split(MPI_COMM_WORLD, in_pair ? 0 : MPI_UNDEFINED, g_rank == l->a ? 0 : 1,
                        &l->pair);
+        choose_fan(l, k, leader);
+        int place = fan_place(l, k, leader, g_rank);
+        MPI_Comm_split(MPI_COMM_WORLD, place >= 0 ? 0 : MPI_UNDEFINED, place, &l->fan);
     }
     int sizes = 0, scanned = 0;
     for (int b = 8; b <= max_bytes; b *= 2) {
@@ -1394,12 +1581,13 @@ int main(int argc, char **argv)
                        2 * (scanned + SWITCH_STEPS) * (g_nround >= 3) + (g_nround >= 4) +
                        2 * (g_nround >= 5) +
                        (r.far_classes > 1 ? 2 * (r.far_classes - 1) + 2 * r.far_classes : 0) +
-                       2 * (r.link[0].a >= 0) +
-                       2 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
+                       3 * (r.link[0].a >= 0) +
+                       3 * (r.link[1].a >= 0) + (r.link[0].a >= 0) * sizes +
                        (r.link[1].a >= 0) * sizes;
     for (int k = 0; k < 2; k++) {
         if (r.link[k].a >= 0) {
             measure_link(&r.link[k], buf, buf2, max_bytes);
+            measure_fan(&r.link[k], buf, buf2);
         }
     }
     measure_locals(&r);
@@ -1442,6 +1630,9 @@ int main(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         if (MPI_COMM_NULL != r.link[k].pair) {
             MPI_Comm_free(&r.link[k].pair);
+        }
+        if (MPI_COMM_NULL != r.link[k].fan) {
+            MPI_Comm_free(&r.link[k].fan);
         }
     }
     free(buf);

@@ -321,3 +321,18 @@ int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const
     *cross_us = 1e6 * rabred_median(excess, k);
     return k;
 }
+
+double rabred_cal_wire_us(double alpha_us, int k, double one_s, double all_s)
+{
+    if (k < 2 || !(one_s > 0) || !(all_s > 0) || !(alpha_us > 0)) {
+        return 0;
+    }
+    double o_us = 1e6 * (all_s - one_s) / (k - 1);
+    o_us = o_us > 0 ? o_us : 0;
+    return o_us < alpha_us ? alpha_us - o_us : 0;
+}
+
+int rabred_cal_shared_ports(double alone_s, double first_s)
+{
+    return alone_s > 0 && first_s > 1.5 * alone_s;
+}

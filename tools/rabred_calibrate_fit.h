@@ -178,4 +178,17 @@ double rabred_cal_invalidate_mbs(double bytes, double after_read_s, double own_s
 double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes,
                                     double returned_s, double delivered_s);
 
+/* A link's wire latency (us; rabred_link_units_t.wire_us) from a fan-in:
+ * a hub's rounds with `k` senders answering at once took `all_s`, with
+ * one `one_s`; each more message adds the overhead o = (all - one) /
+ * (k - 1), and the wire latency is alpha_us - o, 0 when o reaches alpha
+ * or the times say nothing (k < 2, a time not positive). */
+double rabred_cal_wire_us(double alpha_us, int k, double one_s, double all_s);
+
+/* rabred_link_units_t.shared_ports from one message in `alone_s` and the
+ * first of two sent at once in `first_s`: taking turns the first is in
+ * after one message's time, sharing the link after about two; 1 when it
+ * took over 1.5 times as long, 0 otherwise (and for missing times). */
+int rabred_cal_shared_ports(double alone_s, double first_s);
+
 #endif /* RABRED_CALIBRATE_FIT_H */

@@ -386,6 +386,27 @@ static void test_round_terms(void)
     CHECK(0 == rabred_cal_distance_mbs(1000, missing, 3, 0, 0, d), "a missing time: nothing");
 }
 
+/* The fan's terms: SMPI's crossbar (alpha 1.0128 us, 0.0128 us a message
+ * more: 8 senders take 0.0896 us more than one) has 1 us of wire latency;
+ * a transport whose per-message work is all of alpha none; 1 MiB in
+ * 839.9 us alone and 1678.8 us as the first of two (SMPI, measured by
+ * rabred_scale) shares its link, and one whose first of two is in at one
+ * message's time takes turns. */
+static void test_fan_terms(void)
+{
+    double one = 2.0256e-6, all = one + 7 * 0.0128e-6;
+    CHECK(close_to(rabred_cal_wire_us(1.0128, 8, one, all), 1.0, 1e-9), "wire %g us",
+          rabred_cal_wire_us(1.0128, 8, one, all));
+    CHECK(0 == rabred_cal_wire_us(1.0, 8, one, one + 7 * 2e-6), "overhead above alpha: no wire");
+    CHECK(close_to(rabred_cal_wire_us(1.0, 3, one, one - 1e-7), 1.0, 1e-9),
+          "all faster than one (noise): overhead 0, the whole alpha is wire");
+    CHECK(0 == rabred_cal_wire_us(1.0, 1, one, all), "one sender says nothing");
+    CHECK(0 == rabred_cal_wire_us(1.0, 8, 0, all), "a missing time says nothing");
+    CHECK(1 == rabred_cal_shared_ports(839.884e-6, 1678.76e-6), "SMPI shares its link");
+    CHECK(0 == rabred_cal_shared_ports(839.884e-6, 850e-6), "turns: the first at one message");
+    CHECK(0 == rabred_cal_shared_ports(0, 1e-3), "no time alone says nothing");
+}
+
 /* A send buffer seen as the time a send's last bytes take after it
  * returned: 100 Mbit/s TCP-like one-way terms, 4 MiB sent. */
 static void test_send_buffer(void)
@@ -606,6 +627,7 @@ int main(void)
     test_refused();
     test_round_terms();
     test_send_buffer();
+    test_fan_terms();
     test_recorded_ranking();
     return rabred_test_summary("test_calibrate");
 }
