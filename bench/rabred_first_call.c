@@ -21,7 +21,12 @@
  * buffer from bench/profiles/emulated-100mbit.conf), with its send buffer
  * and without (MPI_Reduce then samples what the buffer saves).
  *
- *   bench/rabred_first_call [--repeats N] [--max-p P]
+ * With --shared-ports 1 the link between nodes shares itself among a
+ * rank's messages in flight and pays nine tenths of its latency at once
+ * (rabred_link_units_t.shared_ports, wire_us): every plan the simulator
+ * can run is then priced by it, in that mode.
+ *
+ *   bench/rabred_first_call [--repeats N] [--max-p P] [--shared-ports 0|1]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +45,18 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static int g_shared_ports; /* --shared-ports */
+
+/* The link between nodes: `link`, sharing and overlapping with --shared-ports. */
+static rabred_model_t inter_model(rabred_link_units_t link)
+{
+    if (g_shared_ports) {
+        link.shared_ports = 1;
+        link.wire_us = 0.9 * link.alpha_us;
+    }
+    return rabred_model_make(&link, RABRED_DEFAULT_REDUCE_MBS, RABRED_DEFAULT_ROUND_SYNC_US);
+}
+
 typedef struct {
     rabred_coll_t coll;
     int p;
@@ -50,8 +67,7 @@ typedef struct {
  * rank 1's plan.  Returns seconds, or < 0 on an error. */
 static double prepare(const shape_t *s, rabred_pricebooks_t *books, rabred_ready_plan_t *r)
 {
-    rabred_model_t model = rabred_model_make(&rabred_default_inter, RABRED_DEFAULT_REDUCE_MBS,
-                                             RABRED_DEFAULT_ROUND_SYNC_US);
+    rabred_model_t model = inter_model(rabred_default_inter);
     double t0 = now();
     const rabred_pricebook_t *book = NULL;
     if (RABRED_OK != rabred_pricebooks_get(books, s->coll, s->p, 0, &model, &book)) {
@@ -83,7 +99,7 @@ static rabred_model_t cluster_link(double send_buffer_bytes)
     link.alpha_us = 6.396;
     link.mbs = 11.6004;
     link.send_buffer_bytes = send_buffer_bytes;
-    return rabred_model_make(&link, RABRED_DEFAULT_REDUCE_MBS, RABRED_DEFAULT_ROUND_SYNC_US);
+    return inter_model(link);
 }
 
 /* Seconds to fill a two-level book for `coll` at p ranks, 16 per node. */
@@ -153,10 +169,12 @@ int main(int argc, char **argv)
             repeats = atoi(argv[i + 1]);
         } else if (0 == strcmp(argv[i], "--max-p")) {
             max_p = atoi(argv[i + 1]);
+        } else if (0 == strcmp(argv[i], "--shared-ports")) {
+            g_shared_ports = atoi(argv[i + 1]);
         }
     }
     if (repeats < 1 || max_p < 2 || argc % 2 == 0) {
-        fprintf(stderr, "usage: rabred_first_call [--repeats N] [--max-p P]\n");
+        fprintf(stderr, "usage: rabred_first_call [--repeats N] [--max-p P] [--shared-ports 0|1]\n");
         return 2;
     }
     const int64_t sizes[] = {8, 65536, 16 << 20};

@@ -48,7 +48,7 @@ static double simulated_segs(const rabred_alg_t *alg, int p, int commutative, in
     sm.f_alpha = m->f_alpha;
     sm.f_beta = m->f_beta;
     sm.send_buffer = within->send_buffer;
-    sm.fair_share = m->shared_ports || within->shared_ports;
+    sm.fair_share = m->shared_ports && (NULL == nodes || within->shared_ports);
     sm.latency_overlaps = m->wire > 0 || within->wire > 0;
     sm.overhead = within->alpha - within->wire;
     if (NULL != nodes) {

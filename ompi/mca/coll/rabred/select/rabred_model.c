@@ -125,6 +125,19 @@ int rabred_distance_parse(const char *text, double mbs[RABRED_DISTANCE_CLASSES])
  * the node-aware plans (rings over the nodes, not the ranks) stay priced. */
 #define SIM_BUDGET 400000
 
+/* Does the book price its messages in flight as sharing their rank's
+ * link (rabred_link_units_t.shared_ports)?  The simulator shares every
+ * port or none, so only when every link of the book shares: a link that
+ * takes turns, or has no port at all (SMPI's loopback inside a host, where
+ * the first of two messages is in as soon as one alone), would be priced
+ * as sharing otherwise (bench/scale's nodes of 16: node_leaders at 4 KiB,
+ * p = 1024, priced 17.15 us for 14.71 measured, against 14.70 with the
+ * ports inside nodes taking turns). */
+static int shares_ports(const rabred_pricebook_t *book)
+{
+    return book->model.shared_ports && (NULL == book->node_of || book->intra.shared_ports);
+}
+
 /* The simulator's model for a book: one link (book->model), or with a
  * node map the intra-node link inside nodes and book->model between them
  * (rabred_pricebook_fill_nodes). */
@@ -140,11 +153,10 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
     out->f_alpha = m->f_alpha;
     out->f_beta = m->f_beta;
     out->send_buffer = local->send_buffer; /* bytes: plans of one-byte elements */
-    /* a link that shares its port or overlaps latencies (rabred_link_units_t
-     * .shared_ports, .wire_us): the simulator has one switch for each, on
-     * when either link sets it; a link without wire latency holds all of
-     * its alpha */
-    out->fair_share = m->shared_ports || local->shared_ports;
+    /* links that share their ports (shares_ports) or overlap latencies
+     * (rabred_link_units_t.wire_us): a link without wire latency holds
+     * all of its alpha */
+    out->fair_share = shares_ports(book);
     out->latency_overlaps = m->wire > 0 || local->wire > 0;
     out->overhead = alpha_on * (local->alpha - local->wire);
     if (NULL != book->node_of) {
@@ -163,6 +175,61 @@ static int beyond_turns(const rabred_pricebook_t *book)
 {
     const rabred_model_t *m = &book->model, *local = NULL != book->node_of ? &book->intra : m;
     return m->shared_ports || m->wire > 0 || local->shared_ports || local->wire > 0;
+}
+
+/* Does one rank's plan keep at most one message on each of its ports at
+ * a time?  Every round (a joined group counts as one) sends at most one
+ * message and receives at most one, and a round that sends without
+ * receiving is the rank's last that sends (a send that leaves its sender
+ * early, within the send buffer, has no later send to share the port
+ * with).  Then in a balanced start a message has its ports to itself,
+ * shared or not, and no two latencies are in flight on one port: the
+ * closed forms' turns are exact for it.  Trees (a parent's two children),
+ * the linear broadcast and a pipeline's one-way steps are not. */
+static int one_at_a_time(const rabred_plan_t *plan, int64_t *crowd)
+{
+    int sent_alone = 0; /* the last round that sent received nothing */
+    for (int r = 0; r < plan->nrounds; r = rabred_plan_group_end(plan, r)) {
+        int end = rabred_plan_group_end(plan, r), sends = 0, recvs = 0;
+        for (int x = plan->rounds[r].first_xfer;
+             x < plan->rounds[end - 1].first_xfer + plan->rounds[end - 1].nxfer; x++) {
+            sends += RABRED_XFER_SEND == plan->xfers[x].dir;
+            recvs += RABRED_XFER_RECV == plan->xfers[x].dir;
+        }
+        *crowd += (int64_t)sends * sends + (int64_t)recvs * recvs;
+        if (sends > 1 || recvs > 1 || (sends > 0 && sent_alone)) {
+            return 0;
+        }
+        sent_alone = sends > 0 ? 0 == recvs : sent_alone;
+    }
+    return 1;
+}
+
+/* one_at_a_time for every rank's plan at the reference count (below p
+ * elements empty blocks make one-way steps of rings and halvings, where
+ * the closed forms are an approximation anyway: test_closed_forms_by_count);
+ * *ok 0 when some plan is not, or cannot be built.  *crowd: the sum over
+ * ranks and rounds of each port's messages squared, what sharing them
+ * costs the simulator (each message's end re-rates the others: the
+ * linear broadcast's root at p = 1024 takes 0.4 s a simulation).
+ * RABRED_OK or RABRED_ERR_NOMEM. */
+static int ports_one_at_a_time(const rabred_alg_t *alg, const rabred_pricebook_t *book,
+                               int commutative, int64_t n1, int *ok, int64_t *crowd)
+{
+    rabred_plan_t plan;
+    rabred_plan_init(&plan);
+    int rc = RABRED_OK, root = RABRED_COLL_REDUCE == alg->coll ? 0 : -1;
+    int alone = 1;
+    *crowd = 0;
+    for (int rank = 0; rank < book->p && RABRED_OK == rc; rank++) {
+        rabred_plan_args_t args = {book->p, rank, root, n1, commutative, book->seg_bytes,
+                                   NULL, 0, NULL};
+        rc = rabred_plan_build(alg->build, &args, &plan);
+        alone = alone && RABRED_OK == rc && one_at_a_time(&plan, crowd);
+    }
+    *ok = RABRED_OK == rc && alone;
+    rabred_plan_free(&plan);
+    return RABRED_ERR_NOMEM == rc ? rc : RABRED_OK;
 }
 
 /* Simulated seconds under each of nmodels models (the plans built once,
@@ -249,12 +316,6 @@ static void fit(rabred_price_t *out, double t0, double t1, double t2, int64_t n1
 static double buffer_time(const rabred_model_t *m)
 {
     return m->send_buffer * m->f_beta * (m->beta > m->beta_rank ? m->beta : m->beta_rank);
-}
-
-/* Does a link of the book share its port among its messages in flight? */
-static int shares_ports(const rabred_pricebook_t *book)
-{
-    return book->model.shared_ports || (NULL != book->node_of && book->intra.shared_ports);
 }
 
 /* Is some link's send buffer worth pricing?  A buffer saves at most its
@@ -540,8 +601,18 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     memset(out, 0, sizeof(*out));
     /* the closed forms price MPI_Reduce by the ranks' average */
     int completion = RABRED_COLL_REDUCE == alg->coll && book->model.reduce_completion;
-    int closed = NULL != alg->price && NULL == book->node_of && !completion;
-    if (closed && !beyond_turns(book)) {
+    int closed = NULL != alg->price && NULL == book->node_of && !completion, alone = 0;
+    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0, crowd = 0;
+    int rc = closed && beyond_turns(book)
+                 ? ports_one_at_a_time(alg, book, commutative, n1, &alone, &crowd)
+                 : RABRED_OK;
+    if (RABRED_OK != rc && RABRED_ERR_ARG != rc) {
+        return rc;
+    }
+    /* a plan whose ports carry too many messages at once to simulate
+     * shared keeps its closed form too (the linear broadcast's p - 1
+     * sends end together either way) */
+    if (closed && (!beyond_turns(book) || alone || crowd > SIM_BUDGET)) {
         out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
@@ -549,8 +620,7 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     /* with a node map no closed form knows which messages share a node's
      * link, and with shared ports or overlapped latency none counts what
      * a rank's messages in flight at once cost: simulated */
-    int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0;
-    int rc = sim_work(alg, p, n2, seg_bytes, NULL != book->node_of ? &book->nodes : NULL, &work);
+    rc = sim_work(alg, p, n2, seg_bytes, NULL != book->node_of ? &book->nodes : NULL, &work);
     if (RABRED_OK == rc && work > SIM_BUDGET && closed) {
         /* too large to simulate: the plans that large are the O(p)-round
          * ones (rings and pairwise exchanges, one message per port at a
