@@ -115,7 +115,9 @@ static void usage(void)
             "  sizes: bytes per rank, with K/M/G suffixes (powers of 2)\n"
             "  --group G: G consecutive ranks share one link out (a node, a leaf switch)\n"
             "  --link measure: alpha and bandwidth from exchanges between the first and\n"
-            "    the last group (all ranks of a group at once) and ranks 0 and 1\n");
+            "    the last group (all ranks of a group at once) and ranks 0 and 1; the\n"
+            "    per-message overhead, whether messages in flight share a link, and\n"
+            "    the distance terms (the LINK, SHARING, DISTANCE and SHIFT lines)\n");
 }
 
 static int64_t parse_bytes(const char *s)
@@ -625,6 +627,45 @@ static double measure_overhead(const bench_t *bn, int to, int first, int stride,
     return us > 0 ? us : 0;
 }
 
+/* Do a rank's messages in flight share its link (rabred_link_units_t.
+ * shared_ports)?  Rank `from` sends 1 MiB to rank a alone, then to a and
+ * b at once; each receiver's time from a common start.  Taking turns, the
+ * first of the pair is in after one message's time; shared, after about
+ * two (a flow-level network shares: SMPI's does).  1 when the first of
+ * the pair took over 1.5 times the message alone. */
+static int measure_sharing(const bench_t *bn, int from, int a, int b)
+{
+    enum { LARGE = 1 << 20 };
+    char *buf = calloc(1, LARGE);
+    if (NULL == buf) {
+        fprintf(stderr, "rabred_scale: no memory for the sharing measurement\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    double alone = 0, first = 0;
+    for (int pair = 0; pair < 2; pair++) {
+        double start = common_start(bn), mine = 1e30, earliest;
+        if (bn->rank == from) {
+            MPI_Request req[2];
+            MPI_Isend(buf, LARGE, MPI_BYTE, a, 11, MPI_COMM_WORLD, &req[0]);
+            if (pair) {
+                MPI_Isend(buf, LARGE, MPI_BYTE, b, 11, MPI_COMM_WORLD, &req[1]);
+            }
+            MPI_Waitall(1 + pair, req, MPI_STATUSES_IGNORE);
+        } else if (bn->rank == a || (pair && bn->rank == b)) {
+            MPI_Recv(buf, LARGE, MPI_BYTE, from, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            mine = MPI_Wtime() - start;
+        }
+        MPI_Allreduce(&mine, &earliest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        *(pair ? &first : &alone) = earliest;
+    }
+    free(buf);
+    if (0 == bn->rank) {
+        printf("SHARING from=%d alone_us=%.6g first_of_two_us=%.6g\n", from, 1e6 * alone,
+               1e6 * first);
+    }
+    return first > 1.5 * alone;
+}
+
 /* Every rank exchanges with rank XOR d at once (shift 0; ranks without
  * one in range sit out), or sends to rank + d and receives from rank - d
  * (shift 1, cyclically); the slowest rank's time. */
@@ -719,20 +760,32 @@ static void measure_links(bench_t *bn, options_t *o)
         k > 1 ? measure_overhead(bn, 0, stride, stride, k, o->inter.rank_mbs > 0 ? o->inter.rank_mbs
                                                                                   : o->inter.mbs)
               : 0;
+    /* the model's terms for what the overhead leaves of alpha, and for a
+     * port's messages in flight (rank 0 to the first ranks of two other
+     * groups); SMPI's sends below its detached threshold
+     * (smpi/send-is-detached-thresh, 64 KiB by default) leave their sender
+     * when posted: the model's send buffer */
+    o->inter.wire_us = k > 1 ? o->inter.alpha_us - o->inter_overhead_us : 0;
+    o->inter.shared_ports = groups > 2 ? measure_sharing(bn, 0, stride, 2 * stride) : 0;
+    o->inter.send_buffer_bytes = o->intra.send_buffer_bytes = 65536 - 1;
     if (o->ppn > 1) { /* inside a group: ranks 0 and 1 */
         o->intra = measure_link(bn, 1, 1);
         int local = o->ppn - 1 < 8 ? o->ppn - 1 : 8;
         o->intra_overhead_us =
             local > 1 && bn->p >= o->ppn ? measure_overhead(bn, 0, 1, 1, local, o->intra.mbs) : 0;
+        o->intra.wire_us = local > 1 ? o->intra.alpha_us - o->intra_overhead_us : 0;
+        o->intra.shared_ports = o->ppn > 2 ? measure_sharing(bn, 0, 1, 2) : 0;
+        o->intra.send_buffer_bytes = 65536 - 1;
     } else { /* one rank per node: the network by distance (the model's
               * distance term applies without a node map only) */
         measure_distances(bn, &o->inter);
     }
     if (0 == bn->rank) {
-        printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g overhead_us=%.4g intra "
-               "alpha_us=%.6g mbs=%.6g overhead_us=%.4g\n",
+        printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g overhead_us=%.4g shared=%g intra "
+               "alpha_us=%.6g mbs=%.6g overhead_us=%.4g shared=%g\n",
                o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->inter_overhead_us,
-               o->intra.alpha_us, o->intra.mbs, o->intra_overhead_us);
+               o->inter.shared_ports, o->intra.alpha_us, o->intra.mbs, o->intra_overhead_us,
+               o->intra.shared_ports);
     }
 }
 
