@@ -498,6 +498,15 @@ else
 fi
 run_mpi calibrated-correctness-np5 5 "$correctness" --quick \
     --mca mca_base_param_files "$cal_files"
+# Links whose messages in flight share them and overlap their latency
+# (the books' simulated mode), one link and two (a forced node map):
+# every result stays right whatever the decision then picks.
+run_mpi shared-ports-correctness-np5 5 "$correctness" --quick \
+    --mca coll_rabred_intra_shared_ports 1 --mca coll_rabred_intra_wire_us 0.3
+run_mpi shared-ports-nodes-correctness-np6 6 "$correctness" --quick \
+    --mca coll_rabred_node_map block:2 --mca coll_rabred_intra_shared_ports 1 \
+    --mca coll_rabred_inter_shared_ports 1 --mca coll_rabred_inter_wire_us 1.5 \
+    --mca coll_rabred_intra_wire_us 0.3
 
 # Ranks that disagree on rabred's settings hand the communicator to the
 # component below (coll_rabred_agree.c) instead of running plans that do
