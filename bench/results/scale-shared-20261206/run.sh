@@ -5,6 +5,7 @@
 # before: rabred 16712d4; after: the commit that records this run (the
 # model's shared_ports and wire_us, which --link measure now reads).
 bin=$1; out=$2; mkdir -p "$out"; : > "$out/raw.txt"
+sysctl -qw vm.max_map_count=1048576 # SMPI's shared buffers at p = 256, 64 MiB
 cd "$(dirname "$0")/../../scale/build" || exit 1
 cp "$bin" ./rs_run
 one() { # platform ranks-per-node group p sizes
