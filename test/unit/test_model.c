@@ -401,7 +401,7 @@ static void test_two_level_send_buffer_small(void)
  * to the simulator taking turns, give or take 5 % of the simulated time,
  * from 8 B to 16 MiB; and the mode matters: somewhere it moves the
  * simulated time by 10 % or more, and there the shared book follows it. */
-static void check_shared_ports(int p, int ppn, int cyclic, int *mattered)
+static void check_shared_ports(rabred_coll_t coll, int p, int ppn, int cyclic, int *mattered)
 {
     rabred_model_t inter[2] = {models[1], models[1]}, intra[2] = {models[1], models[1]};
     intra[0].alpha = intra[1].alpha = 0.3e-6;
@@ -421,26 +421,26 @@ static void check_shared_ports(int p, int ppn, int cyclic, int *mattered)
     rabred_pricebooks_t books = {0};
     const rabred_pricebook_t *book[2] = {NULL, NULL};
     for (int b = 0; NULL != map && b < 2; b++) {
-        CHECK(RABRED_OK == (NULL != two ? rabred_pricebooks_get_nodes(&books,
-                                                                      RABRED_COLL_ALLREDUCE, p,
-                                                                      0, &inter[b], &intra[b],
+        CHECK(RABRED_OK == (NULL != two ? rabred_pricebooks_get_nodes(&books, coll, p, 0,
+                                                                      &inter[b], &intra[b],
                                                                       two, &book[b])
-                                        : rabred_pricebooks_get(&books, RABRED_COLL_ALLREDUCE,
-                                                                p, 0, &inter[b], &book[b])),
+                                        : rabred_pricebooks_get(&books, coll, p, 0, &inter[b],
+                                                                &book[b])),
               "book");
     }
     const int64_t sizes[] = {8, 512, 4096, 32768, 262144, 1 << 20, 16 << 20};
-    for (int i = 0; NULL != book[1] && i < rabred_table_size(RABRED_COLL_ALLREDUCE); i++) {
-        const rabred_alg_t *alg = rabred_table_at(RABRED_COLL_ALLREDUCE, i);
-        if (!book[1]->price[RABRED_COLL_ALLREDUCE][1][i].ok) {
+    int root = RABRED_COLL_REDUCE == coll ? 0 : -1;
+    for (int i = 0; NULL != book[1] && i < rabred_table_size(coll); i++) {
+        const rabred_alg_t *alg = rabred_table_at(coll, i);
+        if (!book[1]->price[coll][1][i].ok) {
             continue;
         }
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             int64_t n = round_size(sizes[s], p);
             double err[2], got = 0, want[2];
             for (int b = 0; b < 2; b++) {
-                want[b] = simulated_segs(alg, p, 1, n, 0, &inter[b], &intra[b], two);
-                got = rabred_pricebook_price(book[b], alg, -1, 1, n);
+                want[b] = simulated_segs(alg, p, 1, n, 0, &inter[b], two ? &intra[b] : &inter[b], two);
+                got = rabred_pricebook_price(book[b], alg, root, 1, n);
                 err[b] = fabs(got - want[b]);
             }
             CHECK(got > 0 && err[1] <= err[0] + 0.05 * want[1], "%s p=%d ppn=%d n=%lld: price "
@@ -458,10 +458,12 @@ static void check_shared_ports(int p, int ppn, int cyclic, int *mattered)
 static void test_shared_ports(void)
 {
     int mattered = 0;
-    check_shared_ports(12, 1, 0, &mattered);
-    check_shared_ports(64, 1, 0, &mattered);
-    check_shared_ports(64, 16, 0, &mattered);
-    check_shared_ports(64, 16, 1, &mattered);
+    for (int coll = 0; coll < RABRED_NCOLLS; coll++) {
+        check_shared_ports((rabred_coll_t)coll, 12, 1, 0, &mattered);
+        check_shared_ports((rabred_coll_t)coll, 64, 1, 0, &mattered);
+        check_shared_ports((rabred_coll_t)coll, 64, 16, 0, &mattered);
+        check_shared_ports((rabred_coll_t)coll, 64, 16, 1, &mattered);
+    }
     CHECK(mattered > 0, "shared ports never moved a simulated time by 10%% where the book "
           "followed it");
     printf("shared ports: %d (algorithm, size) cells move 10%% or more, priced within 5%%\n",

@@ -318,6 +318,14 @@ static double buffer_time(const rabred_model_t *m)
     return m->send_buffer * m->f_beta * (m->beta > m->beta_rank ? m->beta : m->beta_rank);
 }
 
+/* Has some link of the book a send buffer?  With shared ports a send
+ * within it leaves its rank when posted, however short the buffer's
+ * bytes' time (buffers_matter's test for ports taken in turn). */
+static int buffered(const rabred_pricebook_t *book)
+{
+    return book->model.send_buffer > 0 || (NULL != book->node_of && book->intra.send_buffer > 0);
+}
+
 /* Is some link's send buffer worth pricing?  A buffer saves at most its
  * bytes' time (buffer_time); below the link's latency that is inside what
  * the model can tell apart (an RDMA fabric's eager copy of 8 KiB: 0.8 us
@@ -402,8 +410,10 @@ static int add_saving(const rabred_alg_t *alg, const rabred_pricebook_t *book, i
  * they take).  With shared ports (rabred_link_units_t.shared_ports) sends
  * within the buffer leave when posted in every round and share the link
  * with the next round's, for either collective: then every doubling from
- * p is sampled, each against the fitted line (the line, fitted where no
- * message fits a buffer, cannot see that), so the "saving" may be < 0. */
+ * 8 bytes to 2 p B is sampled, each against the fitted line (the line,
+ * fitted where no message fits a buffer, cannot see that), so the
+ * "saving" may be < 0: 24 pairs of simulations at p = 1024 and a 64 KiB
+ * buffer. */
 static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, int commutative,
                        rabred_price_t *out)
 {
@@ -415,11 +425,19 @@ static int fit_buffers(const rabred_alg_t *alg, const rabred_pricebook_t *book, 
     double most = both[0].send_buffer > both[0].inter_send_buffer ? both[0].send_buffer
                                                                    : both[0].inter_send_buffer;
     int64_t first = (int64_t)(most / 16) > 2 * (int64_t)p ? (int64_t)(most / 16) : 2 * (int64_t)p;
-    if (shares_ports(book)) {
-        first = 2 * (int64_t)p; /* sends within the buffer share ports at any size: every doubling */
-    }
     int rc = RABRED_OK;
     out->nsaving = 0;
+    if (shares_ports(book)) {
+        /* shared: a send within the buffer frees its rank when posted, at
+         * any size, and the next round's sends share its port: no shape
+         * of the plans bounds that, so every doubling from 8 bytes */
+        for (int64_t n = 8; (double)n < 2 * p * most && RABRED_OK == rc; n *= 2) {
+            if (!add_saving(alg, book, commutative, both, n, out, &rc)) {
+                break;
+            }
+        }
+        return rc;
+    }
     /* below p, the counts where the plan's shape changes (fit_shapes: the
      * smallest first), whose savings the sample at p does not scale to */
     for (int k = out->nshape - 1; k >= 0; k--) {
@@ -582,8 +600,7 @@ static int fit_shapes(const rabred_alg_t *alg, const rabred_pricebook_t *book, i
             out->shape_count[out->nshape] = c;
             out->shape_fixed[out->nshape] = fixed;
             out->shape_per_byte[out->nshape] = slope;
-            double unbuffered = shares_ports(book) ? fixed + slope * (double)c : t[4];
-            out->shape_saving[out->nshape++] = savings ? unbuffered - t[3] : 0.0;
+            out->shape_saving[out->nshape++] = savings ? t[4] - t[3] : 0.0;
             above_fixed = fixed;
             above_slope = slope;
         }
@@ -611,8 +628,12 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     }
     /* a plan whose ports carry too many messages at once to simulate
      * shared keeps its closed form too (the linear broadcast's p - 1
-     * sends end together either way) */
-    if (closed && (!beyond_turns(book) || alone || crowd > SIM_BUDGET)) {
+     * sends end together either way).  Not MPI_Reduce's average: with
+     * shared ports a send within the buffer frees its rank when posted,
+     * where the closed forms free it once the message matched (linear's
+     * leaves at p = 256, 8 B: 206 us priced, 1.6 simulated) */
+    int alone_holds = alone && RABRED_COLL_ALLREDUCE == alg->coll;
+    if (closed && (!beyond_turns(book) || alone_holds || crowd > SIM_BUDGET)) {
         out->closed = alg; /* exact at every size, and cheap at any p */
         out->ok = 1;
         return RABRED_OK;
@@ -652,10 +673,12 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     /* with shared ports, sends within the buffer leave when posted in every
      * round and share the port with the next round's: sampled the same
      * way, for either collective and metric (a "saving" that may be < 0) */
-    int savings = buffers_matter(book) &&
+    int savings = (buffers_matter(book) || (shares_ports(book) && buffered(book))) &&
                   ((RABRED_COLL_REDUCE == alg->coll && !completion) || shares_ports(book));
     if (RABRED_OK == rc && out->ok) {
-        rc = fit_shapes(alg, book, commutative, completion, savings, n1, n2, out);
+        /* shared, fit_buffers samples every size itself: the shapes' savings go unused */
+        rc = fit_shapes(alg, book, commutative, completion, savings && !shares_ports(book), n1,
+                        n2, out);
     }
     if (RABRED_OK == rc && out->ok && savings) {
         rc = fit_buffers(alg, book, commutative, out);
