@@ -188,7 +188,7 @@ static int beyond_turns(const rabred_pricebook_t *book)
  * the linear broadcast and a pipeline's one-way steps are not. */
 static int one_at_a_time(const rabred_plan_t *plan, int64_t *crowd)
 {
-    int sent_alone = 0; /* the last round that sent received nothing */
+    int sent_alone = 0, alone = 1; /* sent_alone: the last round that sent received nothing */
     for (int r = 0; r < plan->nrounds; r = rabred_plan_group_end(plan, r)) {
         int end = rabred_plan_group_end(plan, r), sends = 0, recvs = 0;
         for (int x = plan->rounds[r].first_xfer;
@@ -196,13 +196,11 @@ static int one_at_a_time(const rabred_plan_t *plan, int64_t *crowd)
             sends += RABRED_XFER_SEND == plan->xfers[x].dir;
             recvs += RABRED_XFER_RECV == plan->xfers[x].dir;
         }
-        *crowd += (int64_t)sends * sends + (int64_t)recvs * recvs;
-        if (sends > 1 || recvs > 1 || (sends > 0 && sent_alone)) {
-            return 0;
-        }
+        *crowd += (int64_t)sends * sends + (int64_t)recvs * recvs; /* every round counts */
+        alone = alone && sends <= 1 && recvs <= 1 && !(sends > 0 && sent_alone);
         sent_alone = sends > 0 ? 0 == recvs : sent_alone;
     }
-    return 1;
+    return alone;
 }
 
 /* one_at_a_time for every rank's plan at the reference count (below p
@@ -623,8 +621,8 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     int rc = closed && beyond_turns(book)
                  ? ports_one_at_a_time(alg, book, commutative, n1, &alone, &crowd)
                  : RABRED_OK;
-    if (RABRED_OK != rc && RABRED_ERR_ARG != rc) {
-        return rc;
+    if (RABRED_OK != rc) {
+        return rc; /* out of memory */
     }
     /* a plan whose ports carry too many messages at once to simulate
      * shared keeps its closed form too (the linear broadcast's p - 1
