@@ -114,6 +114,7 @@ static void format_restrictions(unsigned r, char *out, size_t size)
     static const struct { unsigned bit; const char *text; } known[] = {
         {RABRED_NEEDS_COMMUTATIVE, "commutative op only"},
         {RABRED_NEEDS_COUNT_GE_POF2, "count >= p'"},
+        {RABRED_NEEDS_COUNT_GE_P, "count >= p"},
         {RABRED_NEEDS_ORDERED_NODES, "non-commutative op: consecutive ranks per node"},
     };
     size_t used = 0;
@@ -577,9 +578,14 @@ static void print_round(const rabred_plan_t *plan, int k, int w)
     for (int i = 0; i < rd->nlocal; i++) {
         const rabred_local_t *l = &plan->locals[rd->first_local + i];
         int reduce = RABRED_LOCAL_REDUCE == l->kind;
+        char note[64];
+        snprintf(note, sizeof(note), "%s", reduce ? (l->src_first ? "src first" : "dst first") : "");
+        if (l->src_off != l->off) { /* from a receive slot (rabred_plan_reduce_from) */
+            snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sfrom %s[%lld]",
+                     reduce ? ", " : "", rabred_plan_buf_name(l->src), (long long)l->src_off);
+        }
         print_step(first, reduce ? "reduce" : "copy", rabred_plan_buf_name(l->src),
-                   rabred_plan_buf_name(l->dst), l->off, l->len, w,
-                   reduce ? (l->src_first ? "src first" : "dst first") : NULL);
+                   rabred_plan_buf_name(l->dst), l->off, l->len, w, '\0' != note[0] ? note : NULL);
         first = -1;
     }
 }

@@ -442,7 +442,8 @@ static void flow_free(flow_t *f)
 
 /* Send and receive ranges must coincide for the per-atom replay; every
  * builder does this (rabred_plan.h: "a range is the same element range in
- * every buffer"). */
+ * every buffer") except into receive slots (allreduce direct), which are
+ * not drawn. */
 static int check_ranges_match(const flow_t *f)
 {
     for (int i = 0; i < f->nmsgs; i++) {

@@ -74,7 +74,7 @@ static int run_locals(void *ctx, int r)
     const rabred_round_t *rd = &x->plan->rounds[r];
     for (int k = 0; k < rd->nlocal; k++) {
         const rabred_local_t *l = &x->plan->locals[rd->first_local + k];
-        char *src = address(x, l->src, l->off);
+        char *src = address(x, l->src, l->src_off);
         char *dst = address(x, l->dst, l->off);
         int rc = MPI_SUCCESS;
         if (RABRED_LOCAL_REDUCE == l->kind) {

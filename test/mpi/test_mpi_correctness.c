@@ -1154,6 +1154,7 @@ static void describe(const case_t *c, char *out, size_t len)
 typedef struct {
     const char *name;
     bool needs_count_ge_pof2, needs_commutative;
+    bool needs_count_ge_p;
 } known_alg;
 
 /* Restrictions of the algorithms this test knows (the component's table,
@@ -1163,16 +1164,26 @@ typedef struct {
  * here, or coll_rabred_node_map block:L); under an interleaved map
  * (--nodes-interleaved: cyclic:N) only commutative ops. */
 static known_alg KNOWN_ALGS[] = {
-    {"previous", false, false},           {"recursive_doubling", false, false},
-    {"rabenseifner", true, false},        {"pairwise_ring", false, true},
-    {"linear", false, false},             {"binary_tree", false, false},
-    {"binary_blocks", false, false},      {"bruck", false, true},
-    {"neighbor_ring", false, true},       {"sorted_linear_tree", false, true},
-    {"prereduced_ring", false, true},     {"prereduced_scatter", false, true},
-    {"node_lanes", false, false},         {"node_leaders", false, false},
-    {"node_lanes_ring", false, true},     {"binomial", false, false},
-    {"pairwise_gather", false, true},     {"pipeline", false, false},
-    {"node_chain", false, false},
+    {"previous", false, false, false},
+    {"recursive_doubling", false, false, false},
+    {"rabenseifner", true, false, false},
+    {"pairwise_ring", false, true, false},
+    {"linear", false, false, false},
+    {"binary_tree", false, false, false},
+    {"binary_blocks", false, false, false},
+    {"bruck", false, true, false},
+    {"neighbor_ring", false, true, false},
+    {"sorted_linear_tree", false, true, false},
+    {"prereduced_ring", false, true, false},
+    {"prereduced_scatter", false, true, false},
+    {"node_lanes", false, false, false},
+    {"node_leaders", false, false, false},
+    {"node_lanes_ring", false, true, false},
+    {"binomial", false, false, false},
+    {"pairwise_gather", false, true, false},
+    {"pipeline", false, false, false},
+    {"node_chain", false, false, false},
+    {"direct", false, false, true},
 };
 
 static void nodes_interleaved(void)
@@ -1190,6 +1201,7 @@ static bool forced_must_serve(const char *alg, const case_t *c)
             continue;
         return (!a->needs_count_ge_pof2
                 || c->count >= pow2_floor(c->comm->size))
+               && (!a->needs_count_ge_p || c->count >= c->comm->size)
                && (!a->needs_commutative || c->op->commute);
     }
     return false;

@@ -931,7 +931,8 @@ static void call_verify(const call_t *c)
 /* Which algorithm served a call                                             */
 /* ------------------------------------------------------------------------ */
 
-enum { NEEDS_COMMUTATIVE = 1u, NEEDS_COUNT_GE_POF2 = 2u, NEEDS_ORDERED_NODES = 4u };
+enum { NEEDS_COMMUTATIVE = 1u, NEEDS_COUNT_GE_POF2 = 2u, NEEDS_ORDERED_NODES = 4u,
+       NEEDS_COUNT_GE_P = 8u };
 typedef struct {
     const char *name;
     unsigned needs;
@@ -961,6 +962,7 @@ static const known_alg KNOWN_ALGS[] = {
     {"pairwise_gather", NEEDS_COMMUTATIVE},
     {"pipeline", 0},
     {"node_chain", NEEDS_ORDERED_NODES},
+    {"direct", NEEDS_COUNT_GE_P},
 };
 
 static int pow2_floor(int p)
@@ -980,6 +982,8 @@ static bool forced_must_serve(const char *alg, const call_t *c)
         if ((needs & NEEDS_COMMUTATIVE) && !c->op->commute)
             return false;
         if ((needs & NEEDS_COUNT_GE_POF2) && c->count < pow2_floor(c->comm->size))
+            return false;
+        if ((needs & NEEDS_COUNT_GE_P) && c->count < c->comm->size)
             return false;
         return !((needs & NEEDS_ORDERED_NODES) && !c->op->commute && !g.nodes_ordered);
     }

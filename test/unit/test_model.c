@@ -437,6 +437,10 @@ static void check_shared_ports(rabred_coll_t coll, int p, int ppn, int cyclic, i
         }
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
             int64_t n = round_size(sizes[s], p);
+            rabred_call_t call = {p, n, 1, two};
+            if (NULL != rabred_alg_violation(alg, &call)) {
+                continue; /* never chosen there (direct below count p) */
+            }
             double err[2], got = 0, want[2];
             for (int b = 0; b < 2; b++) {
                 want[b] = simulated_segs(alg, p, 1, n, 0, &inter[b], two ? &intra[b] : &inter[b], two);

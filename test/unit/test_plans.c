@@ -879,7 +879,9 @@ static void closed_form(const rabred_alg_t *alg, int p, int root, int commutativ
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;
     } else if (0 == strcmp(name, "pairwise_ring") || 0 == strcmp(name, "pairwise_gather") || 0 == strcmp(name, "neighbor_ring") ||
-               0 == strcmp(name, "prereduced_ring")) { /* no offsets: the neighbour ring */
+               0 == strcmp(name, "prereduced_ring") || 0 == strcmp(name, "direct")) {
+        /* no offsets: the neighbour ring; direct's p - 1 sends per round
+         * run as p - 1 shifts */
         f[0] = 2.0 * (p - 1);
         f[1] = 2 * (1 - 1.0 / p);
         f[2] = 1 - 1.0 / p;

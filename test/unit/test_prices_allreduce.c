@@ -192,6 +192,10 @@ static void check_call(const rabred_alg_t *alg, int index, int p, int64_t n, int
         skipped_zero[index]++;
         return;
     }
+    rabred_call_t what = {p, n, commutative, NULL};
+    if (NULL != rabred_alg_violation(alg, &what)) {
+        return; /* no price is promised where the decision may not pick it (direct below count p) */
+    }
     for (int k = 0; k < NMODELS; k++) {
         double price = price_of(alg, p, commutative, n, &models[k]);
         range_t r = known >= 0 ? ranges[known].range(alg, p, commutative, n, &models[k])

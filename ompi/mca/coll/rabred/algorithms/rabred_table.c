@@ -28,6 +28,7 @@ static const rabred_alg_t *const allreduce_algs[] = {
     &rabred_alg_allreduce_node_lanes,
     &rabred_alg_allreduce_node_leaders,
     &rabred_alg_allreduce_node_lanes_ring,
+    &rabred_alg_allreduce_direct,
 };
 
 static const rabred_alg_t *const reduce_algs[] = {
@@ -116,6 +117,9 @@ const char *rabred_alg_violation(const rabred_alg_t *alg, const rabred_call_t *c
     if ((alg->restrictions & RABRED_NEEDS_COUNT_GE_POF2) &&
         call->count < rabred_pof2_floor(call->p)) {
         return "needs count >= p' (largest power of two <= p)";
+    }
+    if ((alg->restrictions & RABRED_NEEDS_COUNT_GE_P) && call->count < call->p) {
+        return "needs count >= p";
     }
     if ((alg->restrictions & RABRED_NEEDS_ORDERED_NODES) && !call->commutative &&
         !rabred_nodes_ordered(call->nodes, call->p)) {

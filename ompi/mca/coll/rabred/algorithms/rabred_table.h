@@ -33,7 +33,10 @@ enum {
     RABRED_NEEDS_COUNT_GE_POF2 = 1u << 1, /* below count p' some ranks idle: use another */
     /* node-aware: a non-commutative op keeps rank order only when every
      * node's ranks are consecutive (rabred_nodes_ordered) */
-    RABRED_NEEDS_ORDERED_NODES = 1u << 2
+    RABRED_NEEDS_ORDERED_NODES = 1u << 2,
+    /* receive slots of p - 1 blocks in TMP and TMP2 (allreduce direct):
+     * below count p they may not fit, and the plan runs slower steps */
+    RABRED_NEEDS_COUNT_GE_P = 1u << 3
 };
 
 /* neighbor_ring cuts a block into at most this many segments: that bounds
@@ -95,6 +98,11 @@ typedef struct rabred_alg {
     /* The balanced price in closed form (rabred_price.h), or NULL: the cost
      * model then prices the algorithm with the simulator. */
     rabred_price_fn price;
+    /* 1: the closed form prices messages in flight that share a port or
+     * overlap their wire latency too (rabred_model_t.shared_ports, wire),
+     * so a book beyond turns keeps it instead of simulating (a round of
+     * p - 1 messages per port costs the shared simulator O(p^2) per port) */
+    int prices_sharing;
 } rabred_alg_t;
 
 /* What the restriction checks need to know about a call. */
@@ -132,6 +140,7 @@ extern const rabred_alg_t rabred_alg_allreduce_prereduced_scatter;
 extern const rabred_alg_t rabred_alg_allreduce_node_lanes;
 extern const rabred_alg_t rabred_alg_allreduce_node_leaders;
 extern const rabred_alg_t rabred_alg_allreduce_node_lanes_ring;
+extern const rabred_alg_t rabred_alg_allreduce_direct;
 extern const rabred_alg_t rabred_alg_reduce_binomial;
 extern const rabred_alg_t rabred_alg_reduce_rabenseifner;
 extern const rabred_alg_t rabred_alg_reduce_pairwise_gather;

@@ -272,6 +272,96 @@ void rabred_phase_ring_allgather(rabred_plan_t *plan, int p, int rank, int64_t c
     }
 }
 
+/* Direct reduce-scatter's receive slots.  Rank r reduces block r in rank
+ * order: its own part, then the lower ranks in front from r-1 down to 0,
+ * then the higher ones behind from r+1 up.  So peer j is r's
+ * position-th operand, position = r - j below r and j above (1..p-1), and
+ * its block lands in slot position - 1: slots of the block's length, in
+ * TMP while they fit, then in TMP2. */
+typedef struct {
+    int64_t len; /* the receiver's block */
+    int64_t per; /* slots of len in one temporary */
+} direct_slots_t;
+
+static direct_slots_t direct_slots(int64_t count, int p, int receiver)
+{
+    direct_slots_t d = {rabred_block_length(count, p, receiver), 0};
+    d.per = d.len > 0 ? count / d.len : 0;
+    return d;
+}
+
+static void direct_slot(direct_slots_t d, int position, rabred_buf_t *buf, int64_t *off)
+{
+    int64_t slot = position - 1;
+    *buf = slot < d.per ? RABRED_BUF_TMP : RABRED_BUF_TMP2;
+    *off = (slot < d.per ? slot : slot - d.per) * d.len;
+}
+
+int rabred_phase_direct_fits(int p, int64_t count)
+{
+    direct_slots_t d = direct_slots(count, p, 0); /* the largest block: the fewest slots */
+    return p < 2 || 0 == d.len || 2 * d.per >= p - 1;
+}
+
+/* Step k of p - 1 (each a round joined to the one before, so all are
+ * posted at once): block rank + k of INPUT to its owner, block rank from
+ * rank - k into its slot.  One message per port per step, every rank's
+ * k-th a shift: that is how the simulator, which runs a group round by
+ * round, times the ports taking turns. */
+static void direct_step(rabred_plan_t *plan, int p, int rank, int64_t count, int k)
+{
+    int to = (rank + k) % p, from = (rank - k + p) % p;
+    direct_slots_t me = direct_slots(count, p, rank);
+    rabred_buf_t buf;
+    int64_t off;
+    direct_slot(me, from < rank ? rank - from : from, &buf, &off);
+    rabred_plan_send(plan, to, RABRED_BUF_INPUT, rabred_block_offset(count, p, to),
+                     rabred_block_length(count, p, to));
+    rabred_plan_recv(plan, from, buf, off, me.len);
+}
+
+void rabred_phase_direct_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    if (!rabred_phase_direct_fits(p, count)) {
+        rabred_phase_copy_in(plan, count);
+        rabred_phase_ordered_reduce_scatter(plan, p, rank, count);
+        return;
+    }
+    direct_slots_t me = direct_slots(count, p, rank);
+    int64_t mine = rabred_block_offset(count, p, rank);
+    rabred_plan_round(plan);
+    rabred_plan_copy(plan, RABRED_BUF_INPUT, RABRED_BUF_ACC, mine, me.len);
+    for (int k = 1; k < p; k++) {
+        if (k > 1) {
+            rabred_plan_round_joined(plan);
+        }
+        direct_step(plan, p, rank, count, k);
+    }
+    /* the group's reductions, after all of it, in rank order */
+    for (int position = 1; position < p; position++) {
+        rabred_buf_t buf;
+        int64_t off;
+        direct_slot(me, position, &buf, &off);
+        rabred_plan_reduce_from(plan, buf, off, RABRED_BUF_ACC, mine, me.len, position <= rank);
+    }
+}
+
+void rabred_phase_direct_allgather(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    int64_t mine = rabred_block_offset(count, p, rank), len = rabred_block_length(count, p, rank);
+    for (int k = 1; k < p; k++) {
+        int from = (rank - k + p) % p;
+        if (1 == k) {
+            rabred_plan_round(plan);
+        } else {
+            rabred_plan_round_joined(plan);
+        }
+        rabred_plan_send(plan, (rank + k) % p, RABRED_BUF_ACC, mine, len);
+        rabred_plan_recv(plan, from, RABRED_BUF_ACC, rabred_block_offset(count, p, from),
+                         rabred_block_length(count, p, from));
+    }
+}
+
 void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count)
 {
     rabred_plan_round(plan);

@@ -98,6 +98,28 @@ void rabred_phase_pairwise_reduce_scatter(rabred_plan_t *plan, int p, int rank, 
  * exchange when messages are large, and only used where order matters. */
 void rabred_phase_ordered_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
 
+/* Reduce-scatter by direct exchange over p blocks: p - 1 steps joined into
+ * one group (rabred_plan_round_joined), step k sending block rank+k of
+ * INPUT to its owner and receiving block rank from rank-k into a slot of
+ * TMP of its own (TMP2 too when p - 1 blocks outgrow TMP); after the
+ * group the rank copies its own block into ACC and reduces the slots into
+ * it in rank order (lower ranks in front, from rank-1 down, then higher
+ * ones behind): exact for non-commutative ops.  With ports taking turns,
+ * (p-1) (alpha + n/p beta) + (1 - 1/p) n gamma; with latency paid at once
+ * by messages in flight, one wire latency instead of p - 1.  When the
+ * slots do not fit (rabred_phase_direct_fits: from count >= p they do),
+ * the ordered reduce-scatter after a copy-in instead. */
+void rabred_phase_direct_reduce_scatter(rabred_plan_t *plan, int p, int rank, int64_t count);
+
+/* Do p - 1 receive slots of the largest block fit TMP and TMP2?  Always
+ * from count >= p: count / ceil(count / p) > p / 2 there. */
+int rabred_phase_direct_fits(int p, int64_t count);
+
+/* Allgather by direct exchange, p - 1 steps joined into one group: step k
+ * sends block rank of ACC to rank+k and receives block rank-k into ACC.
+ * (p-1) (alpha + n/p beta), or one wire latency as above. */
+void rabred_phase_direct_allgather(rabred_plan_t *plan, int p, int rank, int64_t count);
+
 /* Binomial broadcast of ACC from rank 0: at step k the ranks below 2^k
  * send to rank + 2^k.  ceil(lg p) (alpha + n beta). */
 void rabred_phase_bcast(rabred_plan_t *plan, int p, int rank, int64_t count);

@@ -136,19 +136,23 @@ void rabred_plan_send(rabred_plan_t *plan, int peer, rabred_buf_t buf, int64_t o
     add_xfer(plan, RABRED_XFER_SEND, peer, buf, off, len);
 }
 
-static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_t src,
-                      rabred_buf_t dst, int64_t off, int64_t len, int src_first, int replicated)
+/* Appends local step `step` (its buffers and ranges as the builder names
+ * them: the view maps both). */
+static void add_local(rabred_plan_t *plan, rabred_local_t step)
 {
-    if (len <= 0) {
+    if (step.len <= 0) {
         return;
     }
-    src = view_buf(plan, src);
-    dst = view_buf(plan, dst);
-    off += plan->view.base;
-    if (src == dst) {
+    step.src = (uint8_t)view_buf(plan, step.src);
+    step.dst = (uint8_t)view_buf(plan, step.dst);
+    step.off += plan->view.base;
+    step.src_off += plan->view.base;
+    if (step.src == step.dst) {
         /* a copy onto itself under input_is_acc does nothing; a reduction
-         * of a buffer into itself is a builder's error */
-        if (RABRED_LOCAL_REDUCE == kind && RABRED_OK == plan->error) {
+         * of a buffer into itself, or a copy within one, is a builder's
+         * error */
+        if ((RABRED_LOCAL_REDUCE == step.kind || step.src_off != step.off) &&
+            RABRED_OK == plan->error) {
             plan->error = RABRED_ERR_ARG;
         }
         return;
@@ -158,34 +162,51 @@ static void add_local(rabred_plan_t *plan, rabred_local_kind_t kind, rabred_buf_
                               sizeof(rabred_local_t))) {
         return;
     }
-    rabred_local_t *l = &plan->locals[plan->nlocals++];
-    l->kind = (uint8_t)kind;
-    l->src = (uint8_t)src;
-    l->dst = (uint8_t)dst;
-    l->src_first = (uint8_t)(src_first ? 1 : 0);
-    l->replicated = (uint8_t)(replicated ? 1 : 0);
-    l->off = off;
-    l->len = len;
+    plan->locals[plan->nlocals++] = step;
     r->nlocal++;
-    plan->uses[src] = plan->uses[dst] = 1;
+    plan->uses[step.src] = plan->uses[step.dst] = 1;
+}
+
+static rabred_local_t local_step(rabred_local_kind_t kind, rabred_buf_t src, int64_t src_off,
+                                 rabred_buf_t dst, int64_t off, int64_t len)
+{
+    rabred_local_t step = {0};
+    step.kind = (uint8_t)kind;
+    step.src = (uint8_t)src;
+    step.dst = (uint8_t)dst;
+    step.off = off;
+    step.len = len;
+    step.src_off = src_off;
+    return step;
 }
 
 void rabred_plan_reduce(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                         int64_t len, int src_first)
 {
-    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first, 0);
+    rabred_plan_reduce_from(plan, src, off, dst, off, len, src_first);
+}
+
+void rabred_plan_reduce_from(rabred_plan_t *plan, rabred_buf_t src, int64_t src_off,
+                             rabred_buf_t dst, int64_t off, int64_t len, int src_first)
+{
+    rabred_local_t step = local_step(RABRED_LOCAL_REDUCE, src, src_off, dst, off, len);
+    step.src_first = (uint8_t)(src_first ? 1 : 0);
+    add_local(plan, step);
 }
 
 void rabred_plan_reduce_replicated(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst,
                                    int64_t off, int64_t len, int src_first)
 {
-    add_local(plan, RABRED_LOCAL_REDUCE, src, dst, off, len, src_first, 1);
+    rabred_local_t step = local_step(RABRED_LOCAL_REDUCE, src, off, dst, off, len);
+    step.src_first = (uint8_t)(src_first ? 1 : 0);
+    step.replicated = 1;
+    add_local(plan, step);
 }
 
 void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                       int64_t len)
 {
-    add_local(plan, RABRED_LOCAL_COPY, src, dst, off, len, 0, 0);
+    add_local(plan, local_step(RABRED_LOCAL_COPY, src, off, dst, off, len));
 }
 
 int rabred_plan_build(rabred_plan_builder_fn build, const rabred_plan_args_t *args,
@@ -219,7 +240,7 @@ static int conflicts(const rabred_xfer_t *x, const rabred_local_t *l, int input_
 {
     int writes_src = RABRED_LOCAL_REDUCE == l->kind && !l->src_first;
     int hits_dst = touches(x->buf, x->off, x->len, l->dst, l->off, l->len, input_is_acc);
-    int hits_src = touches(x->buf, x->off, x->len, l->src, l->off, l->len, input_is_acc);
+    int hits_src = touches(x->buf, x->off, x->len, l->src, l->src_off, l->len, input_is_acc);
     if (RABRED_XFER_SEND == x->dir) {
         return hits_dst || (writes_src && hits_src);
     }

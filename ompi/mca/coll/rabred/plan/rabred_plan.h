@@ -21,8 +21,12 @@
  *          names it.
  *
  * A range is the same element range in every buffer: element i of a vector
- * always lives at element i of whichever buffer holds it.  That keeps plans
- * short and lets the executor compute addresses as base + off * extent.
+ * lives at element i of whichever buffer holds it.  That keeps plans short
+ * and lets the executor compute addresses as base + off * extent.  One
+ * exception: a plan may receive a peer's copy of a range into a slot of
+ * TMP or TMP2 elsewhere (many receives of one range in flight at once,
+ * rabred_plan_reduce_from), and reduce it from there: a transfer names
+ * where its elements lie in its buffer, whichever they are.
  *
  * Plans know nothing of MPI.  Builders are pure functions of
  * rabred_plan_args_t; the executor, the simulator and rabred-plan run them.
@@ -69,7 +73,8 @@ typedef struct {
     uint8_t src_first;
     uint8_t replicated; /* another rank computes the same value: keep the
                          * operand order even for commutative ops */
-    int64_t off, len;
+    int64_t off, len; /* the range written in dst */
+    int64_t src_off;  /* where src holds it: off, except from a receive slot */
 } rabred_local_t;
 
 typedef struct {
@@ -179,7 +184,14 @@ void rabred_plan_round(rabred_plan_t *plan);
  * whose time is the ports' total busy time, what fair sharing also takes;
  * the simulator's first-come-first-served ports would otherwise price a
  * group posted at once far above what TCP shows (see
- * coll_rabred_allreduce_prereduced_scatter.c).  A group is only run at once
+ * coll_rabred_allreduce_prereduced_scatter.c).  Where latency is wire that
+ * messages in flight pay at once (the model's wire_us), a group pays it
+ * once, not per round: the simulator lets a group's next round onto the
+ * ports once a round's messages have left them (their latency in flight;
+ * the group's last round waits for every delivery), a closed form may
+ * price the same (allreduce direct's), and the cost model's structural
+ * terms charge a group's latency beyond alpha once
+ * (select/rabred_extras.c).  A group is only run at once
  * when no round's transfers touch what an earlier round of the group's
  * local steps read or write (rabred_plan_group_safe); otherwise the
  * executor runs its rounds one by one. */
@@ -197,6 +209,12 @@ void rabred_plan_reduce_replicated(rabred_plan_t *plan, rabred_buf_t src, rabred
                                    int64_t off, int64_t len, int src_first);
 void rabred_plan_copy(rabred_plan_t *plan, rabred_buf_t src, rabred_buf_t dst, int64_t off,
                       int64_t len);
+/* rabred_plan_reduce of the range [off, off + len) from where src holds it,
+ * at src_off: a slot that one of many receives of the same range in flight
+ * at once filled (allreduce direct's reduce-scatter receives block r from
+ * every peer in one round, into p - 1 slots). */
+void rabred_plan_reduce_from(rabred_plan_t *plan, rabred_buf_t src, int64_t src_off,
+                             rabred_buf_t dst, int64_t off, int64_t len, int src_first);
 
 /* May round r+1 be posted before round r's local steps run?  Yes when none
  * of its sends reads what those steps write and none of its receives

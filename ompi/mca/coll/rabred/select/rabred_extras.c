@@ -179,10 +179,11 @@ static double pattern_entry(const double *xor_list, const double *shift_list, in
 }
 
 /* One round's distance terms: what its slowest message adds at its
- * pattern's bandwidth over beta (a one-way one at f_beta of that), and
- * its slowest message's latency over alpha (a one-way one at f_alpha). */
+ * pattern's bandwidth over beta (a one-way one at f_beta of that), and in
+ * *late its slowest message's latency over alpha (a one-way one at
+ * f_alpha). */
 static double distance_extra(const rabred_plan_t *plan, const rabred_round_t *rd,
-                             const rabred_model_t *m, int rank, int p)
+                             const rabred_model_t *m, int rank, int p, double *late_out)
 {
     double most = 0, latest = 0;
     for (int k = 0; k < rd->nxfer; k++) {
@@ -196,7 +197,8 @@ static double distance_extra(const rabred_plan_t *plan, const rabred_round_t *rd
         most = cost > most ? cost : most;
         latest = late > latest ? late : latest;
     }
-    return most + latest;
+    *late_out = latest;
+    return most;
 }
 
 int rabred_model_has_distance(const rabred_model_t *m)
@@ -357,9 +359,15 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
 {
     int peers[64], npeers = 0, overflow = 0, moved = 0;
     int distance = NULL == links && rabred_model_has_distance(net);
-    double t = 0;
+    double t = 0, group_late = 0;
     for (int r = 0; r < plan->nrounds; r++) {
         const rabred_round_t *rd = &plan->rounds[r];
+        /* a group of joined rounds is posted at once: its latencies
+         * beyond alpha overlap, paid once (allreduce direct's p - 1
+         * steps).  sync stays per round: it was measured on lock-step
+         * rounds, and what a group posted at once pays is not */
+        int in_group = r > 0 && rd->joined;
+        int group_ends = r + 1 == plan->nrounds || !plan->rounds[r + 1].joined;
         const rabred_model_t *m = round_link(plan, rd, links, net);
         int big = 0, dirs = 0;
         for (int k = 0; k < rd->nxfer; k++) {
@@ -387,7 +395,12 @@ static double rank_extras(const rabred_plan_t *plan, const rabred_model_t *net,
         if (m->beta_eager > m->beta && m->eager_bytes > 0) {
             t += eager_extra(plan, rd, m);
         }
-        t += distance ? distance_extra(plan, rd, m, rank, p) : 0.0;
+        if (distance) {
+            double late = 0;
+            t += distance_extra(plan, rd, m, rank, p, &late);
+            group_late = in_group && late < group_late ? group_late : late;
+            t += group_ends ? group_late : 0.0;
+        }
         moved |= rd->nxfer > 0;
     }
     /* a peer reads memory only inside a node (single-copy transports) */

@@ -618,6 +618,11 @@ static int price_alg(const rabred_alg_t *alg, const rabred_pricebook_t *book, in
     int completion = RABRED_COLL_REDUCE == alg->coll && book->model.reduce_completion;
     int closed = NULL != alg->price && NULL == book->node_of && !completion, alone = 0;
     int64_t n1 = reference_bytes(p, seg_bytes), n2 = 2 * n1, work = 0, crowd = 0;
+    if (closed && alg->prices_sharing) {
+        out->closed = alg; /* its closed form knows messages in flight */
+        out->ok = 1;
+        return RABRED_OK;
+    }
     int rc = closed && beyond_turns(book)
                  ? ports_one_at_a_time(alg, book, commutative, n1, &alone, &crowd)
                  : RABRED_OK;

@@ -67,7 +67,8 @@ static inline uint64_t get_varint(const uint8_t **in)
     return v;
 }
 
-/* Stream words: a round's header is nxfer << 2 | CW_FRESH | CW_EARLY, a
+/* Stream words: a round's header is nxfer << 3 | CW_LEADS | CW_FRESH |
+ * CW_EARLY, a
  * transfer's peer << 3 | CW_FRESH | CW_SEND | CW_ONE_WAY.  With CW_FRESH a
  * varint value follows (the round's reduced elements, the transfer's
  * length); without it the value is the rank's last one of that kind (last
@@ -76,6 +77,8 @@ static inline uint64_t get_varint(const uint8_t **in)
 #define CW_ONE_WAY 1u
 #define CW_SEND 2u
 #define CW_FRESH_ROUND 2u
+#define CW_LEADS_JOINED 4u /* the next round is joined to this one */
+#define CW_ROUND_SHIFT 3
 #define CW_FRESH_XFER 4u
 
 /* Memory for the compiled plans: carved from chunks that double from 16 KB
@@ -219,6 +222,19 @@ typedef struct {
     int32_t nxfer;       /* the current round's transfers */
     int32_t last_xfer_round; /* its plan's last round with messages (-1: none) */
     int early;           /* the current round's CW_EARLY */
+    /* A group of joined rounds is posted at once by the executor.  Where
+     * latency overlaps (latency_overlaps), a round that leads a joined one
+     * is done for its successor once its messages have left the ports,
+     * their wire latency still in flight (the group's p - 1 steps of
+     * allreduce direct pay one latency, not p - 1); group_end keeps the
+     * group's last delivery, which its last round waits for. */
+    int leads_joined;    /* the current round's CW_LEADS_JOINED */
+    double group_end;
+    /* fair_share: the group's messages counted done when they left the
+     * ports and not yet delivered, and whether the group's last round
+     * waits for them (its local steps read what they bring) */
+    int32_t group_pending;
+    int waiting_group;
 } simrank_t;
 
 /* A message, from its first posted half (send or receive) to its end.
@@ -232,6 +248,8 @@ typedef struct {
     int32_t recv_xfer; /* receiver's transfer (plan index), for full mode */
     uint8_t sent, received, one_way;
     uint8_t detached;  /* fair_share: its sender left it when posting it */
+    uint8_t early_ends; /* fair_share: 1 its sender, 2 its receiver counted it done
+                         * when it left the ports (a round leading a joined one) */
 } msg_t;
 
 /* A matched message; messages run in (ready, seq) order. */
@@ -605,8 +623,9 @@ static void advance(sim_t *s, int rank, double t)
     while (r->round < r->nrounds && RABRED_OK == s->ctx.rc && s->ctx.res->ok) {
         const uint8_t *in = r->cur;
         uint64_t head = get_varint(&in);
-        int32_t nxfer = (int32_t)(head >> 2);
+        int32_t nxfer = (int32_t)(head >> CW_ROUND_SHIFT);
         r->early = (int)(head & CW_EARLY);
+        r->leads_joined = 0 != (head & CW_LEADS_JOINED);
         r->reduced = (head & CW_FRESH_ROUND) ? (int64_t)get_varint(&in) : r->reduced;
         r->done = t;
         r->nxfer = nxfer;
@@ -640,6 +659,14 @@ static void advance(sim_t *s, int rank, double t)
 static void round_done(sim_t *s, int rank)
 {
     simrank_t *r = &s->ranks[rank];
+    if (!r->leads_joined) { /* a group's last round (or no group): every delivery */
+        if (r->group_pending > 0) {
+            r->waiting_group = 1; /* group_delivered calls again */
+            return;
+        }
+        r->done = r->group_end > r->done ? r->group_end : r->done;
+        r->group_end = 0;
+    }
     double t = r->done > r->cpu_free ? r->done : r->cpu_free;
     int early = r->early;
     r->cpu_free = run_locals(s, r, rank, r->nxfer, t);
@@ -699,7 +726,8 @@ static void finish_message(sim_t *s, event_t e)
     }
     /* overlapped latency: the ports are held for the overhead and the elements */
     overhead = overhead < latency ? overhead : latency;
-    src->out_free = dst->in_free = s->model->latency_overlaps ? end - latency + overhead : end;
+    double left = s->model->latency_overlaps ? end - latency + overhead : end;
+    src->out_free = dst->in_free = left;
     /* the send buffer frees a sender from its last round with messages
      * only (rabred_sim_model_t.send_buffer says why) */
     double released = src->round == src->last_xfer_round
@@ -710,8 +738,12 @@ static void finish_message(sim_t *s, event_t e)
     }
     msg->next = s->freemsg; /* the slot is free again */
     s->freemsg = e.msg;
+    src->group_end = released > src->group_end ? released : src->group_end;
+    dst->group_end = end > dst->group_end ? end : dst->group_end;
+    released = src->leads_joined && left < released ? left : released;
+    double received = dst->leads_joined ? left : end;
     src->done = released > src->done ? released : src->done;
-    dst->done = end > dst->done ? end : dst->done;
+    dst->done = received > dst->done ? received : dst->done;
     if (0 == --src->pending && RABRED_OK == s->ctx.rc) {
         round_done(s, ends[0]);
     }
@@ -904,24 +936,66 @@ static void flow_start(sim_t *s, event_t e)
     }
 }
 
+/* A message of a joined group that `rank` counted done early has
+ * arrived: the group's last round may be waiting for it. */
+static void group_delivered(sim_t *s, int rank)
+{
+    simrank_t *r = &s->ranks[rank];
+    if (0 == --r->group_pending && r->waiting_group && RABRED_OK == s->ctx.rc) {
+        r->waiting_group = 0;
+        round_done(s, rank);
+    }
+}
+
+/* One end of a message is done with it at t (its round may move on). */
+static void end_done(sim_t *s, int rank, double t)
+{
+    simrank_t *r = &s->ranks[rank];
+    r->done = t > r->done ? t : r->done;
+    if (0 == --r->pending && RABRED_OK == s->ctx.rc) {
+        round_done(s, rank);
+    }
+}
+
 /* Message mi has arrived at t: deliver it, move its ranks on. */
 static void flow_deliver(sim_t *s, int32_t mi, double t)
 {
     msg_t *msg = &s->msgs[mi];
-    int src = msg->src, dst = msg->dst, waited = !msg->detached;
+    int src = msg->src, dst = msg->dst, waited = !msg->detached, early = msg->early_ends;
     if (s->with_data) {
         s->ctx.rc = rabred_sim_data_deliver(s->data, dst, msg->recv_xfer, mi);
     }
     msg->next = s->freemsg; /* the slot is free again */
     s->freemsg = mi;
-    simrank_t *from = &s->ranks[src], *to = &s->ranks[dst];
-    from->done = waited && t > from->done ? t : from->done;
-    to->done = t > to->done ? t : to->done;
-    if (waited && 0 == --from->pending && RABRED_OK == s->ctx.rc) {
-        round_done(s, src);
+    if (early & 1) {
+        group_delivered(s, src);
+    } else if (waited) {
+        end_done(s, src, t);
     }
-    if (0 == --to->pending && RABRED_OK == s->ctx.rc) {
-        round_done(s, dst);
+    if (early & 2) {
+        group_delivered(s, dst);
+    } else {
+        end_done(s, dst, t);
+    }
+}
+
+/* Message mi left its ports at t and arrives at `arrive`: an end whose
+ * round leads a joined one is done with it now (the executor posts the
+ * group at once, so the next step's messages follow it onto the ports
+ * while its latency is in flight); the group's last round waits for it. */
+static void flow_left(sim_t *s, int32_t mi, double t, double arrive)
+{
+    msg_t *msg = &s->msgs[mi];
+    int ends[2] = {msg->src, msg->dst};
+    msg->early_ends = (uint8_t)((!msg->detached && s->ranks[ends[0]].leads_joined ? 1 : 0) |
+                                (s->ranks[ends[1]].leads_joined ? 2 : 0));
+    for (int k = 0; k < 2; k++) {
+        simrank_t *r = &s->ranks[ends[k]];
+        if (msg->early_ends & (1 << k)) {
+            r->group_pending++;
+            r->group_end = arrive > r->group_end ? arrive : r->group_end;
+            end_done(s, ends[k], t);
+        }
     }
 }
 
@@ -941,6 +1015,7 @@ static void flow_end(sim_t *s, int32_t i, double t)
     }
     if (f->latency > 0) {
         fheap_push(s, (fevent_t){t + f->latency, i, FLOW_DELIVER, 0});
+        flow_left(s, i, t, t + f->latency);
     } else {
         flow_deliver(s, i, t);
     }
@@ -1013,8 +1088,11 @@ static void compile_rank(sim_t *s, int rank, const rabred_plan_t *plan)
             const rabred_local_t *l = &plan->locals[rd->first_local + j];
             red += RABRED_LOCAL_REDUCE == l->kind ? l->len : 0;
         }
-        uint64_t head = (uint64_t)rd->nxfer << 2 | (red != reduced ? CW_FRESH_ROUND : 0) |
-                        (rabred_plan_can_post_early(plan, k, alias) ? CW_EARLY : 0);
+        int leads = k + 1 < plan->nrounds && plan->rounds[k + 1].joined;
+        uint64_t head = (uint64_t)rd->nxfer << CW_ROUND_SHIFT |
+                        (red != reduced ? CW_FRESH_ROUND : 0) |
+                        (rabred_plan_can_post_early(plan, k, alias) ? CW_EARLY : 0) |
+                        (leads ? CW_LEADS_JOINED : 0);
         uint8_t *out = put_varint(s->code + used, head);
         if (red != reduced) {
             out = put_varint(out, (uint64_t)(reduced = red));

@@ -2,8 +2,9 @@
  * The simulator's verification: what rabred_simulate proves besides the
  * time (rabred_sim.h).
  *
- *  - contributions: an element's value as the set of ranks it combines, and
- *    whether they were combined in rank order;
+ *  - contributions: an element's value as the set of ranks it combines,
+ *    whether they were combined in rank order, and which element of the
+ *    vector it is (a receive slot holds an element elsewhere);
  *  - run-length buffers: every rank's buffers and every message's payload
  *    as runs of elements with the same contributions, so that a check costs
  *    O(p and the plan), not O(count);
@@ -31,11 +32,19 @@
 
 /* An element's value as a set of rank contributions.  lo..hi and `ordered`
  * say whether they were combined as one rank-ordered run; n and the hash
- * sum identify the multiset (hashes are random 64-bit words per rank). */
+ * sum identify the multiset (hashes are random 64-bit words per rank).
+ * shift says which element of the vector it is: the element at position x
+ * of a buffer is element x + shift (0 everywhere but in receive slots,
+ * rabred_plan_reduce_from); inside a message or an extracted range the
+ * positions count from the range's start.  Combining two different
+ * elements gives garbage, and a result must hold every element at its
+ * own place: so the checks prove that both ends of every message name
+ * the same elements. */
 typedef struct {
     int32_t lo, hi, n;
     uint8_t valid, ordered;
     uint64_t hash;
+    int64_t shift;
 } contrib_t;
 
 static uint64_t rank_hash(int rank)
@@ -50,10 +59,11 @@ static contrib_t combine(contrib_t first, contrib_t second)
 {
     contrib_t c;
     memset(&c, 0, sizeof(c));
-    if (!first.valid || !second.valid) {
-        return c; /* garbage in, garbage out */
+    if (!first.valid || !second.valid || first.shift != second.shift) {
+        return c; /* garbage in, garbage out; two different elements: garbage */
     }
     c.valid = 1;
+    c.shift = first.shift;
     c.n = first.n + second.n;
     c.hash = first.hash + second.hash;
     c.ordered = first.ordered && second.ordered && first.hi + 1 == second.lo;
@@ -65,7 +75,7 @@ static contrib_t combine(contrib_t first, contrib_t second)
 static int same(contrib_t a, contrib_t b)
 {
     return a.valid == b.valid && a.ordered == b.ordered && a.lo == b.lo && a.hi == b.hi &&
-           a.n == b.n && a.hash == b.hash;
+           a.n == b.n && a.hash == b.hash && a.shift == b.shift;
 }
 
 /* ---- run-length buffers ------------------------------------------------ */
@@ -115,13 +125,20 @@ static int run_at(const runs_t *b, int64_t pos)
     return lo;
 }
 
+/* A contribution moved by `by` positions keeps naming the same element. */
+static contrib_t moved(contrib_t c, int64_t by)
+{
+    c.shift -= c.valid ? by : 0; /* garbage stays garbage, shift 0 */
+    return c;
+}
+
 /* out = the runs of b over [off, off+len), positions relative to off. */
 static int runs_extract(const runs_t *b, int64_t off, int64_t len, runs_t *out)
 {
     out->n = 0;
     for (int i = run_at(b, off); i < b->n && b->runs[i].start < off + len; i++) {
         int64_t s = b->runs[i].start > off ? b->runs[i].start - off : 0;
-        if (runs_push(out, s, b->runs[i].c) != RABRED_OK) {
+        if (runs_push(out, s, moved(b->runs[i].c, -off)) != RABRED_OK) {
             return RABRED_ERR_NOMEM;
         }
     }
@@ -140,7 +157,7 @@ static int runs_store(runs_t *b, int64_t total, int64_t off, int64_t len, const 
     int first = b->runs[i].start < off ? i + 1 : i, last = b->n; /* runs [first, last) go */
     scratch->n = 0;
     for (int k = 0; k < src->n && RABRED_OK == rc; k++) {
-        rc = runs_push(scratch, off + src->runs[k].start, src->runs[k].c);
+        rc = runs_push(scratch, off + src->runs[k].start, moved(src->runs[k].c, off));
     }
     if (off + len < total && RABRED_OK == rc) { /* the rest of the run holding off + len */
         int j = run_at(b, off + len);
@@ -284,7 +301,7 @@ rabred_plan_t *rabred_sim_data_plan(rabred_sim_data_t *data, int rank)
 int rabred_sim_data_setup_rank(rabred_sim_data_t *data, int rank)
 {
     rankdata_t *d = &data->ranks[rank];
-    contrib_t mine = {rank, rank, 1, 1, 1, rank_hash(rank)}, garbage;
+    contrib_t mine = {rank, rank, 1, 1, 1, rank_hash(rank), 0}, garbage;
     memset(&garbage, 0, sizeof(garbage));
     int rc = RABRED_OK;
     for (int b = 0; b < RABRED_NBUFS && RABRED_OK == rc; b++) {
@@ -353,14 +370,14 @@ int rabred_sim_data_locals(rabred_sim_data_t *data, int rank, int round)
         runs_t *src = d->buf[l->src], *dst = d->buf[l->dst];
         if (RABRED_LOCAL_COPY == l->kind) {
             if (src != dst) {
-                rc = runs_extract(src, l->off, l->len, &data->s1);
+                rc = runs_extract(src, l->src_off, l->len, &data->s1);
                 if (RABRED_OK == rc) {
                     rc = runs_store(dst, count, l->off, l->len, &data->s1, &data->s3);
                 }
             }
             continue;
         }
-        rc = runs_extract(src, l->off, l->len, &data->s1);
+        rc = runs_extract(src, l->src_off, l->len, &data->s1);
         if (RABRED_OK == rc) {
             rc = runs_extract(dst, l->off, l->len, &data->s2);
         }
@@ -471,7 +488,8 @@ static int check_locals(rabred_sim_ctx_t *ctx, int rank, const rabred_plan_t *pl
     const rabred_round_t *rd = &plan->rounds[round];
     for (int k = 0; k < rd->nlocal; k++) {
         const rabred_local_t *l = &plan->locals[rd->first_local + k];
-        if (l->off < 0 || l->off + l->len > ctx->call->count) {
+        if (l->off < 0 || l->off + l->len > ctx->call->count || l->src_off < 0 ||
+            l->src_off + l->len > ctx->call->count) {
             rabred_sim_fail(ctx, "rank %d round %d: local step outside the vector", rank, round);
             return 0;
         }
@@ -507,13 +525,14 @@ void rabred_sim_check_data(rabred_sim_ctx_t *ctx, const rabred_sim_data_t *data,
     const runs_t *acc = d->buf[RABRED_BUF_ACC];
     for (int i = 0; i < acc->n; i++) {
         contrib_t c = acc->runs[i].c;
-        int full = c.valid && c.n == call->p && c.hash == data->total_hash;
+        int full = c.valid && c.n == call->p && c.hash == data->total_hash && 0 == c.shift;
         int in_order = c.ordered && c.lo == 0 && c.hi == call->p - 1;
         if (!full || (!call->commutative && !in_order)) {
             rabred_sim_fail(ctx,
                             "rank %d element %lld: %s (holds %d contributions, ranks %d..%d%s)",
                             rank, (long long)acc->runs[i].start,
                             !c.valid ? "never written or built from garbage"
+                            : 0 != c.shift ? "holds another element"
                             : !full  ? "wrong set of contributions"
                                      : "contributions out of rank order",
                             c.n, c.lo, c.hi, c.ordered ? ", ordered" : "");
