@@ -2,9 +2,8 @@
  * allreduce: direct, a reduce-scatter and an allgather that each post all
  * their messages at once: the pairwise exchange of Rabenseifner 2004 sec.
  * 2.7 with its p - 1 steps in flight together.  On bench/scale's
- * simulated fabrics the algorithms that post many messages at once (SMPI's
- * rab1) were the best at p = 64-256, 512 B-32 KiB, where every rabred
- * algorithm was 1.08-1.33x off.
+ * crossbar and fat tree at p = 64, 512 B-32 KiB, it is the best measured
+ * (bench/results/scale-direct-p64-20261207).
  *
  * Steps (each a group of p - 1 joined rounds, posted at once)
  *  1. reduce-scatter by direct exchange: send block j of INPUT to every
@@ -87,8 +86,8 @@ const rabred_alg_t rabred_alg_allreduce_direct = {
     .id = 15,
     .name = "direct",
     .build = build,
-    .description = "direct: reduce-scatter and allgather over p blocks, each one round with all "
-                   "p-1 messages in flight; rank order kept; short and middle vectors where "
+    .description = "direct: reduce-scatter and allgather over p blocks, each phase's p-1 "
+                   "messages posted at once; rank order kept; short and middle vectors where "
                    "latency is mostly wire (messages in flight overlap it)",
     .formula = "2 (p-1) alpha + 2 (1 - 1/p) n beta + (1 - 1/p) n gamma",
     .restrictions = RABRED_NEEDS_COUNT_GE_P,
