@@ -1184,6 +1184,7 @@ static known_alg KNOWN_ALGS[] = {
     {"pipeline", false, false, false},
     {"node_chain", false, false, false},
     {"direct", false, false, true},
+    {"node_leaders_direct", false, false, false},
 };
 
 static void nodes_interleaved(void)

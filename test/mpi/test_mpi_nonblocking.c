@@ -963,6 +963,7 @@ static const known_alg KNOWN_ALGS[] = {
     {"pipeline", 0},
     {"node_chain", NEEDS_ORDERED_NODES},
     {"direct", NEEDS_COUNT_GE_P},
+    {"node_leaders_direct", NEEDS_ORDERED_NODES},
 };
 
 static int pow2_floor(int p)

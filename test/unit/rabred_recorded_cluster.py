@@ -21,6 +21,7 @@ import sys
 
 SKIP = {"auto", "flat", "profile", "balanced", "prereduced_ring", "prereduced_scatter",
         "sorted_linear_tree", "node_lanes", "node_lanes_ring", "node_leaders",
+        "node_leaders_direct",
         "node_chain"}
 TERMS = [("recorded_reduce_mbs", "coll_rabred_reduce_mbs"),
          ("recorded_copy_mbs", "coll_rabred_copy_mbs"),

@@ -29,6 +29,7 @@ static const rabred_alg_t *const allreduce_algs[] = {
     &rabred_alg_allreduce_node_leaders,
     &rabred_alg_allreduce_node_lanes_ring,
     &rabred_alg_allreduce_direct,
+    &rabred_alg_allreduce_node_leaders_direct,
 };
 
 static const rabred_alg_t *const reduce_algs[] = {

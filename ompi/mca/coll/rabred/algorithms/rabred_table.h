@@ -141,6 +141,7 @@ extern const rabred_alg_t rabred_alg_allreduce_node_lanes;
 extern const rabred_alg_t rabred_alg_allreduce_node_leaders;
 extern const rabred_alg_t rabred_alg_allreduce_node_lanes_ring;
 extern const rabred_alg_t rabred_alg_allreduce_direct;
+extern const rabred_alg_t rabred_alg_allreduce_node_leaders_direct;
 extern const rabred_alg_t rabred_alg_reduce_binomial;
 extern const rabred_alg_t rabred_alg_reduce_rabenseifner;
 extern const rabred_alg_t rabred_alg_reduce_pairwise_gather;

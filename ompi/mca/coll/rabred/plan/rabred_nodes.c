@@ -486,12 +486,11 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
     return RABRED_OK != rc ? rc : plan->error;
 }
 
-int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
-                              rabred_plan_t *plan, rabred_plan_builder_fn across)
+/* The leaders' part: node leaders run `across` in place (ACC holds their
+ * node's reduction); the other ranks wait for the broadcast. */
+static int leaders_across(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
+                          rabred_plan_t *plan, rabred_plan_builder_fn across)
 {
-    rabred_plan_view_t node = {l->members, 0, 0};
-    rabred_plan_view(plan, &node);
-    rabred_phase_tree_reduce(plan, l->nlocal, l->local, 0, a->count);
     if (0 != l->local) {
         return RABRED_OK;
     }
@@ -500,6 +499,25 @@ int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_lay
     rabred_plan_args_t inner = {l->nnodes, l->node, a->root >= 0 ? l->root_node : -1, a->count,
                                 a->commutative, a->seg_count, NULL, 1, NULL};
     return across(&inner, plan);
+}
+
+int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
+                              rabred_plan_t *plan, rabred_plan_builder_fn across)
+{
+    rabred_plan_view_t node = {l->members, 0, 0};
+    rabred_plan_view(plan, &node);
+    rabred_phase_tree_reduce(plan, l->nlocal, l->local, 0, a->count);
+    return leaders_across(a, l, plan, across);
+}
+
+int rabred_phase_node_leaders_direct(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
+                                     rabred_plan_t *plan, rabred_plan_builder_fn across)
+{
+    rabred_plan_view_t node = {l->members, 0, 0};
+    rabred_plan_view(plan, &node);
+    rabred_phase_direct_reduce_scatter(plan, l->nlocal, l->local, a->count);
+    rabred_phase_direct_gather(plan, l->nlocal, l->local, a->count);
+    return leaders_across(a, l, plan, across);
 }
 
 void rabred_phase_leader_to_root(rabred_plan_t *plan, const rabred_node_layout_t *l,

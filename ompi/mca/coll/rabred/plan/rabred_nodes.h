@@ -104,6 +104,13 @@ int rabred_phase_node_lanes(const rabred_plan_args_t *a, rabred_plan_t *plan,
 int rabred_phase_node_leaders(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
                               rabred_plan_t *plan, rabred_plan_builder_fn across);
 
+/* The same opening with every message of a node phase in flight at once:
+ * each node reduce-scatters by direct exchange and gathers the blocks at
+ * its leader (rabred_phase_direct_reduce_scatter, _direct_gather; rank
+ * order kept), then the leaders run `across` (coll_rabred_allreduce_node_leaders_direct.c). */
+int rabred_phase_node_leaders_direct(const rabred_plan_args_t *a, const rabred_node_layout_t *l,
+                                     rabred_plan_t *plan, rabred_plan_builder_fn across);
+
 /* The closing of the leader-based MPI_Reduce: the leader of the root's
  * node sends the result to the root, when it is not the root itself.
  * Ends any view first. */

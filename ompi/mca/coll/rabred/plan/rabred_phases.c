@@ -362,6 +362,50 @@ void rabred_phase_direct_allgather(rabred_plan_t *plan, int p, int rank, int64_t
     }
 }
 
+/* Rank 0 takes a group of p - 1 joined rounds, round k receiving from
+ * rank k; every other rank one round with its one message.  So all of
+ * them are in flight at once, and a receiver's ports see one message per
+ * step, as in the direct phases above. */
+static void direct_fan_step(rabred_plan_t *plan, int rank, int k)
+{
+    if (0 == rank && k > 1) {
+        rabred_plan_round_joined(plan);
+    } else if (0 == rank || rank == k) {
+        rabred_plan_round(plan);
+    }
+}
+
+void rabred_phase_direct_gather(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    for (int k = 1; k < p; k++) {
+        if (0 != rank && rank != k) {
+            continue;
+        }
+        direct_fan_step(plan, rank, k);
+        int64_t off = rabred_block_offset(count, p, k), len = rabred_block_length(count, p, k);
+        if (0 == rank) {
+            rabred_plan_recv(plan, k, RABRED_BUF_ACC, off, len);
+        } else {
+            rabred_plan_send(plan, 0, RABRED_BUF_ACC, off, len);
+        }
+    }
+}
+
+void rabred_phase_direct_bcast(rabred_plan_t *plan, int p, int rank, int64_t count)
+{
+    for (int k = 1; k < p; k++) {
+        if (0 != rank && rank != k) {
+            continue;
+        }
+        direct_fan_step(plan, rank, k);
+        if (0 == rank) {
+            rabred_plan_send(plan, k, RABRED_BUF_ACC, 0, count);
+        } else {
+            rabred_plan_recv(plan, 0, RABRED_BUF_ACC, 0, count);
+        }
+    }
+}
+
 void rabred_phase_linear_reduce(rabred_plan_t *plan, int p, int rank, int root, int64_t count)
 {
     rabred_plan_round(plan);

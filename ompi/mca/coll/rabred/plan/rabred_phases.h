@@ -120,6 +120,18 @@ int rabred_phase_direct_fits(int p, int64_t count);
  * (p-1) (alpha + n/p beta), or one wire latency as above. */
 void rabred_phase_direct_allgather(rabred_plan_t *plan, int p, int rank, int64_t count);
 
+/* Gather of the p blocks of ACC at rank 0, all p - 1 messages posted at
+ * once (rank 0's receives are one group of joined rounds): rank k sends
+ * block k.  With ports taking turns (p-1) (alpha + n/p beta) at rank 0;
+ * with latency paid at once by messages in flight, or ports that do not
+ * take turns (SMPI's loopback inside a host), about one alpha. */
+void rabred_phase_direct_gather(rabred_plan_t *plan, int p, int rank, int64_t count);
+
+/* Broadcast of ACC from rank 0 to every other rank at once (one group of
+ * p - 1 joined rounds at rank 0).  (p-1) (alpha + n beta) with ports
+ * taking turns, about alpha + n beta where they do not. */
+void rabred_phase_direct_bcast(rabred_plan_t *plan, int p, int rank, int64_t count);
+
 /* Binomial broadcast of ACC from rank 0: at step k the ranks below 2^k
  * send to rank + 2^k.  ceil(lg p) (alpha + n beta). */
 void rabred_phase_bcast(rabred_plan_t *plan, int p, int rank, int64_t count);
