@@ -491,7 +491,8 @@ cal_read_back() { # every name = value of the file, as ompi_info reports it
 # (5 ranks on one node: a hub and 4 spokes measure the messages in flight)
 if [ -n "$cal_files" ] && grep -q "coll_rabred_intra_peer_us" "$cal_dir/rabred-calibration.md" &&
    grep -q "^coll_rabred_intra_wire_us = " "$cal_conf" &&
-   grep -q "^coll_rabred_intra_shared_ports = [01]$" "$cal_conf" && cal_read_back; then
+   grep -q "^coll_rabred_intra_shared_ports = [01]$" "$cal_conf" &&
+   grep -q "^coll_rabred_intra_parallel_ports = [01]$" "$cal_conf" && cal_read_back; then
     pass calibrate-read-back
 else
     fail calibrate-read-back "$cal_log"
@@ -507,6 +508,8 @@ run_mpi shared-ports-nodes-correctness-np6 6 "$correctness" --quick \
     --mca coll_rabred_node_map block:2 --mca coll_rabred_intra_shared_ports 1 \
     --mca coll_rabred_inter_shared_ports 1 --mca coll_rabred_inter_wire_us 1.5 \
     --mca coll_rabred_intra_wire_us 0.3
+run_mpi parallel-ports-nodes-correctness-np6 6 "$correctness" --quick \
+    --mca coll_rabred_node_map block:3 --mca coll_rabred_intra_parallel_ports 1
 
 # Ranks that disagree on rabred's settings hand the communicator to the
 # component below (coll_rabred_agree.c) instead of running plans that do

@@ -137,6 +137,7 @@ typedef struct {
     stat_t fan_one, fan_all; /* 8-byte replies: from one spoke, from all at once (s) */
     int share_bytes;
     stat_t share_alone, share_first; /* one message alone, the first of two at once (s) */
+    stat_t share_last;               /* the last of the two (s) */
 } link_t;
 
 enum { PINGPONG, EXCHANGE, EXCHANGE_SENDS_FIRST };
@@ -519,8 +520,9 @@ static double fan_in_time(MPI_Comm fan, int n, char *buf)
 
 /* Seconds from the hub's start until the first spoke had all `bytes`:
  * to spoke 1 alone (two 0) or to spokes 1 and 2 at once; each answers
- * with an empty message once its message is in. */
-static double fan_out_first(MPI_Comm fan, int two, int bytes, char *buf, char *buf2)
+ * with an empty message once its message is in.  *last: until both had. */
+static double fan_out_first(MPI_Comm fan, int two, int bytes, char *buf, char *buf2,
+                            double *last)
 {
     int me;
     MPI_Comm_rank(fan, &me);
@@ -536,7 +538,9 @@ static double fan_out_first(MPI_Comm fan, int two, int bytes, char *buf, char *b
         }
         MPI_Waitany(n, req, &index, MPI_STATUS_IGNORE);
         first = MPI_Wtime() - t0;
-        MPI_Waitall(2 * n, req, MPI_STATUSES_IGNORE);
+        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        *last = MPI_Wtime() - t0;
+        MPI_Waitall(n, req + n, MPI_STATUSES_IGNORE);
     } else if (me <= (two ? 2 : 1)) {
         MPI_Recv(buf2, bytes, MPI_BYTE, 0, TAG, fan, MPI_STATUS_IGNORE);
         MPI_Send(NULL, 0, MPI_BYTE, 0, TAG, fan);
@@ -551,11 +555,14 @@ static double fan_out_first(MPI_Comm fan, int two, int bytes, char *buf, char *b
  *  - shared_ports: the largest size the link measured, sent to one spoke
  *    and to two at once: taking turns, the first of two is in after one
  *    message's time; sharing the link, after about two.  1 when it took
- *    over 1.5 times the message alone (median of the samples). */
+ *    over 1.5 times the message alone (median of the samples);
+ *  - parallel_ports: when it did not, the last of the two: with no port
+ *    at all it is in after about one message's time too. */
 static void measure_fan(link_t *l, char *buf, char *buf2)
 {
-    double one[SAMPLES], all[SAMPLES], alone[SAMPLES], first[SAMPLES];
-    double got[4] = {0, 0, 0, 0}, spread[4] = {0, 0, 0, 0};
+    enum { NGOT = 5 };
+    double one[SAMPLES], all[SAMPLES], alone[SAMPLES], first[SAMPLES], last[SAMPLES], unused;
+    double got[NGOT] = {0, 0, 0, 0, 0}, spread[NGOT] = {0, 0, 0, 0, 0};
     int bytes = l->m.n > 0 ? (int)l->m.bytes[l->m.n - 1] : 0;
     progress("messages in flight at once");
     if (MPI_COMM_NULL != l->fan && l->fitted && bytes > 0) {
@@ -566,29 +573,31 @@ static void measure_fan(link_t *l, char *buf, char *buf2)
             all[s] = fan_in_time(l->fan, l->nspokes, buf);
         }
         for (int s = 0; s < samples; s++) {
-            alone[s] = fan_out_first(l->fan, 0, bytes, buf, buf2);
-            first[s] = fan_out_first(l->fan, 1, bytes, buf, buf2);
+            alone[s] = fan_out_first(l->fan, 0, bytes, buf, buf2, &unused);
+            first[s] = fan_out_first(l->fan, 1, bytes, buf, buf2, &last[s]);
         }
-        stat_t st[4] = {stats(one, SAMPLES), stats(all, SAMPLES), stats(alone, samples),
-                        stats(first, samples)};
-        for (int k = 0; k < 4; k++) {
+        stat_t st[NGOT] = {stats(one, SAMPLES), stats(all, SAMPLES), stats(alone, samples),
+                           stats(first, samples), stats(last, samples)};
+        for (int k = 0; k < NGOT; k++) {
             got[k] = st[k].median;
             spread[k] = st[k].spread;
         }
     }
     quiet_barrier();
     int hub = l->hub >= 0 ? l->hub : 0;
-    MPI_Bcast(got, 4, MPI_DOUBLE, hub, MPI_COMM_WORLD);
-    MPI_Bcast(spread, 4, MPI_DOUBLE, hub, MPI_COMM_WORLD);
+    MPI_Bcast(got, NGOT, MPI_DOUBLE, hub, MPI_COMM_WORLD);
+    MPI_Bcast(spread, NGOT, MPI_DOUBLE, hub, MPI_COMM_WORLD);
     g_progress_done += 1;
-    stat_t *out[4] = {&l->fan_one, &l->fan_all, &l->share_alone, &l->share_first};
-    for (int k = 0; k < 4; k++) {
+    stat_t *out[NGOT] = {&l->fan_one, &l->fan_all, &l->share_alone, &l->share_first,
+                         &l->share_last};
+    for (int k = 0; k < NGOT; k++) {
         out[k]->median = got[k];
         out[k]->spread = spread[k];
     }
     l->share_bytes = bytes;
     l->fit.wire_us = rabred_cal_wire_us(l->fit.alpha_us, l->nspokes, got[0], got[1]);
     l->fit.shared_ports = rabred_cal_shared_ports(got[2], got[3]);
+    l->fit.parallel_ports = rabred_cal_parallel_ports(got[2], got[3], got[4]);
 }
 
 /* ---- the terms every rank takes part in --------------------------------- */
@@ -1174,8 +1183,9 @@ static void write_link_conf(FILE *f, const link_t *l)
     if (l->nspokes >= 2) {
         fprintf(f, "coll_rabred_%s_wire_us = %.4g\n", l->name, u->wire_us);
         fprintf(f, "coll_rabred_%s_shared_ports = %.0f\n", l->name, u->shared_ports);
+        fprintf(f, "coll_rabred_%s_parallel_ports = %.0f\n", l->name, u->parallel_ports);
     } else {
-        fprintf(f, "# coll_rabred_%s_wire_us, _shared_ports: not measured (%s)\n", l->name,
+        fprintf(f, "# coll_rabred_%s_wire_us, _shared_ports, _parallel_ports: not measured (%s)\n", l->name,
                 0 == strcmp(l->name, "intra") ? "no node holds 3 ranks" : "fewer than 3 nodes");
     }
 }
@@ -1275,7 +1285,7 @@ static void summary_link(FILE *f, const link_t *l)
             1e3 * l->buffer_t[0], 1e3 * l->buffer_t[1],
             u->send_buffer_bytes >= l->buffer_bytes ? " (all of it: the buffer holds at least that)" : "");
     if (l->nspokes < 2) {
-        fprintf(f, "| `coll_rabred_%s_wire_us`, `_shared_ports` | not measured | | %s: the defaults (0) stay |\n",
+        fprintf(f, "| `coll_rabred_%s_wire_us`, `_shared_ports`, `_parallel_ports` | not measured | | %s: the defaults (0) stay |\n",
                 l->name, 0 == strcmp(l->name, "intra") ? "no node holds 3 ranks" : "fewer than 3 nodes");
         return;
     }
@@ -1286,6 +1296,9 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->shared_ports, 100 * fmax(l->share_alone.spread, l->share_first.spread),
             l->share_bytes, l->hub, 1e3 * l->share_alone.median, 1e3 * l->share_first.median,
             l->share_alone.median > 0 ? l->share_first.median / l->share_alone.median : 0);
+    fprintf(f, "| `coll_rabred_%s_parallel_ports` | %.0f | %.0f%% | the same two: the last in after %.4g ms (%.2fx the one alone; under 1.5x, and not shared: no port, each message as if alone) |\n",
+            l->name, u->parallel_ports, 100 * l->share_last.spread, 1e3 * l->share_last.median,
+            l->share_alone.median > 0 ? l->share_last.median / l->share_alone.median : 0);
 }
 
 /* One distance list's line: its rounds' times by distance (near at 1,

@@ -336,3 +336,9 @@ int rabred_cal_shared_ports(double alone_s, double first_s)
 {
     return alone_s > 0 && first_s > 1.5 * alone_s;
 }
+
+int rabred_cal_parallel_ports(double alone_s, double first_s, double last_s)
+{
+    return alone_s > 0 && last_s > 0 && !rabred_cal_shared_ports(alone_s, first_s) &&
+           last_s < 1.5 * alone_s;
+}

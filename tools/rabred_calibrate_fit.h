@@ -191,4 +191,11 @@ double rabred_cal_wire_us(double alpha_us, int k, double one_s, double all_s);
  * took over 1.5 times as long, 0 otherwise (and for missing times). */
 int rabred_cal_shared_ports(double alone_s, double first_s);
 
+/* rabred_link_units_t.parallel_ports from the same two and the last of
+ * the two in `last_s`: with no port at all both are in after about one
+ * message's time (taking turns, the last after two); 1 when the link does
+ * not share (rabred_cal_shared_ports) and the last took under 1.5 times
+ * the message alone, 0 otherwise (and for missing times). */
+int rabred_cal_parallel_ports(double alone_s, double first_s, double last_s);
+
 #endif /* RABRED_CALIBRATE_FIT_H */

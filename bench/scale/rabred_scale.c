@@ -631,9 +631,12 @@ static double measure_overhead(const bench_t *bn, int to, int first, int stride,
  * shared_ports)?  Rank `from` sends 1 MiB to rank a alone, then to a and
  * b at once; each receiver's time from a common start.  Taking turns, the
  * first of the pair is in after one message's time; shared, after about
- * two (a flow-level network shares: SMPI's does).  1 when the first of
- * the pair took over 1.5 times the message alone. */
-static int measure_sharing(const bench_t *bn, int from, int a, int b)
+ * two (a flow-level network shares: SMPI's does).  Shared when the first of
+ * the pair took over 1.5 times the message alone (*shared = 1); with no
+ * port at all the last of the pair is in within 1.5 times too (*parallel
+ * = 1: SMPI's loopback inside a host). */
+static void measure_sharing(const bench_t *bn, int from, int a, int b, double *shared,
+                            double *parallel)
 {
     enum { LARGE = 1 << 20 };
     char *buf = calloc(1, LARGE);
@@ -641,9 +644,9 @@ static int measure_sharing(const bench_t *bn, int from, int a, int b)
         fprintf(stderr, "rabred_scale: no memory for the sharing measurement\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    double alone = 0, first = 0;
+    double alone = 0, first = 0, last = 0;
     for (int pair = 0; pair < 2; pair++) {
-        double start = common_start(bn), mine = 1e30, earliest;
+        double start = common_start(bn), mine = 1e30, earliest, latest;
         if (bn->rank == from) {
             MPI_Request req[2];
             MPI_Isend(buf, LARGE, MPI_BYTE, a, 11, MPI_COMM_WORLD, &req[0]);
@@ -656,14 +659,18 @@ static int measure_sharing(const bench_t *bn, int from, int a, int b)
             mine = MPI_Wtime() - start;
         }
         MPI_Allreduce(&mine, &earliest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+        mine = mine < 1e30 ? mine : 0;
+        MPI_Allreduce(&mine, &latest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         *(pair ? &first : &alone) = earliest;
+        last = pair ? latest : last;
     }
     free(buf);
     if (0 == bn->rank) {
-        printf("SHARING from=%d alone_us=%.6g first_of_two_us=%.6g\n", from, 1e6 * alone,
-               1e6 * first);
+        printf("SHARING from=%d alone_us=%.6g first_of_two_us=%.6g last_of_two_us=%.6g\n", from,
+               1e6 * alone, 1e6 * first, 1e6 * last);
     }
-    return first > 1.5 * alone;
+    *shared = first > 1.5 * alone;
+    *parallel = !*shared && last < 1.5 * alone;
 }
 
 /* Every rank exchanges with rank XOR d at once (shift 0; ranks without
@@ -766,7 +773,10 @@ static void measure_links(bench_t *bn, options_t *o)
      * (smpi/send-is-detached-thresh, 64 KiB by default) leave their sender
      * when posted: the model's send buffer */
     o->inter.wire_us = k > 1 ? o->inter.alpha_us - o->inter_overhead_us : 0;
-    o->inter.shared_ports = groups > 2 ? measure_sharing(bn, 0, stride, 2 * stride) : 0;
+    if (groups > 2) {
+        measure_sharing(bn, 0, stride, 2 * stride, &o->inter.shared_ports,
+                        &o->inter.parallel_ports);
+    }
     o->inter.send_buffer_bytes = o->intra.send_buffer_bytes = 65536 - 1;
     if (o->ppn > 1) { /* inside a group: ranks 0 and 1 */
         o->intra = measure_link(bn, 1, 1);
@@ -774,7 +784,9 @@ static void measure_links(bench_t *bn, options_t *o)
         o->intra_overhead_us =
             local > 1 && bn->p >= o->ppn ? measure_overhead(bn, 0, 1, 1, local, o->intra.mbs) : 0;
         o->intra.wire_us = local > 1 ? o->intra.alpha_us - o->intra_overhead_us : 0;
-        o->intra.shared_ports = o->ppn > 2 ? measure_sharing(bn, 0, 1, 2) : 0;
+        if (o->ppn > 2) {
+            measure_sharing(bn, 0, 1, 2, &o->intra.shared_ports, &o->intra.parallel_ports);
+        }
         o->intra.send_buffer_bytes = 65536 - 1;
     } else { /* one rank per node: the network by distance (the model's
               * distance term applies without a node map only) */
@@ -782,10 +794,10 @@ static void measure_links(bench_t *bn, options_t *o)
     }
     if (0 == bn->rank) {
         printf("LINK inter alpha_us=%.6g mbs=%.6g rank_mbs=%.6g overhead_us=%.4g shared=%g intra "
-               "alpha_us=%.6g mbs=%.6g overhead_us=%.4g shared=%g\n",
+               "alpha_us=%.6g mbs=%.6g overhead_us=%.4g shared=%g parallel=%g\n",
                o->inter.alpha_us, o->inter.mbs, o->inter.rank_mbs, o->inter_overhead_us,
                o->inter.shared_ports, o->intra.alpha_us, o->intra.mbs, o->intra_overhead_us,
-               o->intra.shared_ports);
+               o->intra.shared_ports, o->intra.parallel_ports);
     }
 }
 

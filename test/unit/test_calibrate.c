@@ -405,6 +405,14 @@ static void test_fan_terms(void)
     CHECK(1 == rabred_cal_shared_ports(839.884e-6, 1678.76e-6), "SMPI shares its link");
     CHECK(0 == rabred_cal_shared_ports(839.884e-6, 850e-6), "turns: the first at one message");
     CHECK(0 == rabred_cal_shared_ports(0, 1e-3), "no time alone says nothing");
+    /* SMPI's loopback inside a host (bench/scale's nodes of 16): 1 MiB
+     * alone and both of two in 105.069 us: no port */
+    CHECK(1 == rabred_cal_parallel_ports(105.069e-6, 105.069e-6, 105.069e-6), "no port");
+    CHECK(0 == rabred_cal_parallel_ports(839.884e-6, 850e-6, 1678.76e-6),
+          "turns: the last at two messages");
+    CHECK(0 == rabred_cal_parallel_ports(839.884e-6, 1678.76e-6, 1678.76e-6),
+          "shared: not parallel");
+    CHECK(0 == rabred_cal_parallel_ports(1e-3, 1e-3, 0), "no last time says nothing");
 }
 
 /* A send buffer seen as the time a send's last bytes take after it

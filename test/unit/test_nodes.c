@@ -571,8 +571,48 @@ static void test_fair_share(void)
           waiting);
 }
 
+/* Ports that hold nothing (rabred_sim_model_t.parallel_ports): each
+ * message inside a node takes its time as if alone.  node_leaders_direct
+ * with alpha and gamma 0, beta 1 per element, n elements:
+ *  - p = 8, one node: the reduce-scatter's and the gather's messages of
+ *    n/8 take n/8 each at once, the broadcast's n: 1.25 n; taking turns,
+ *    rank 0's ports move 7 of each one after the other: 8.75 n;
+ *  - 2 nodes of 4, inter_beta 3: n/4 + n/4 inside, the leaders' exchange
+ *    3 n on their nodes' links (no port spared there), the broadcast n:
+ *    4.5 n; taking turns 3/4 n + 3/4 n + 3 n + 3 n = 7.5 n. */
+static void test_parallel_ports(void)
+{
+    const int64_t n = 8000;
+    int32_t halves[8];
+    for (int r = 0; r < 8; r++) {
+        halves[r] = r / 4;
+    }
+    rabred_nodes_t two = {2, halves, NULL, NULL};
+    rabred_sim_model_t turns;
+    rabred_sim_model_default(&turns);
+    turns.alpha = turns.gamma = turns.inter_alpha = 0;
+    turns.inter_beta = 3;
+    rabred_sim_model_t parallel = turns;
+    parallel.parallel_ports = 1;
+    struct {
+        const rabred_nodes_t *nodes;
+        const rabred_sim_model_t *model;
+        double want;
+    } cases[] = {{NULL, &parallel, 1.25}, {NULL, &turns, 8.75},
+                 {&two, &parallel, 4.5},  {&two, &turns, 7.5}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        rabred_sim_model_t m = *cases[i].model;
+        m.nodes = cases[i].nodes;
+        double t = sim_time("node_leaders_direct", 8, cases[i].nodes, n, &m);
+        CHECK(fabs(t - cases[i].want * n) < 1e-9 * n, "node_leaders_direct p=8, %s, %s: %g n, want %g n",
+              cases[i].nodes ? "2 nodes of 4" : "one node",
+              cases[i].model->parallel_ports ? "no ports" : "turns", t / n, cases[i].want);
+    }
+}
+
 int main(void)
 {
+    test_parallel_ports();
     test_latency_overlaps();
     test_fair_share();
     test_parse();

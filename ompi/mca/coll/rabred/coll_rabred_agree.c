@@ -65,6 +65,7 @@ static uint64_t parameters_digest(void)
                       l[0].send_buffer_bytes, l[1].send_buffer_bytes,
                       l[0].rndv_cross_us, l[1].rndv_cross_us,
                       l[0].shared_ports,  l[1].shared_ports,
+                      l[0].parallel_ports, l[1].parallel_ports,
                       l[0].wire_us,       l[1].wire_us,
                       c->reduce_mbs,      c->round_sync_us,
                       c->copy_mbs,

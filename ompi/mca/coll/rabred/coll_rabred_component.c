@@ -473,6 +473,12 @@ static void register_link(const char *kind, const char *where, const rabred_link
                       "send_buffer_bytes leave it when posted; 0: they take turns, each alone "
                       "for its time. rabred-calibrate sends two messages at once and times the "
                       "first's arrival", 0.0, 1.0, shared_ports);
+    RABRED_LINK_PARAM("parallel_ports", "1 (with shared_ports 0): no port at all: each "
+                      "message a rank has in flight moves as if alone, so a fan-out or fan-in "
+                      "of k messages costs about one (single-copy shared memory where each "
+                      "receiver copies for itself, a simulator's loopback); 0: shared_ports "
+                      "decides. rabred-calibrate sends two messages at once and times the "
+                      "second's arrival", 0.0, 1.0, parallel_ports);
     RABRED_LINK_PARAM("wire_us", "of alpha_us, the wire latency, microseconds: the time of "
                       "flight that a rank's messages in flight pay at once; the rest is "
                       "per-message work that holds the rank's link (LogP's overhead, which "

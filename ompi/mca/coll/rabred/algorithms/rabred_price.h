@@ -86,6 +86,9 @@ typedef struct {
     /* 1: a rank's messages in flight share its link (rabred_link_units_t.
      * shared_ports); closed forms assume 0, turns */
     int shared_ports;
+    /* 1: a rank's messages in flight do not wait for each other at all
+     * (rabred_link_units_t.parallel_ports); closed forms assume 0 */
+    int parallel_ports;
     /* seconds of alpha that are wire latency, paid at once by messages in
      * flight (rabred_link_units_t.wire_us); 0: none.  Closed forms assume 0 */
     double wire;

@@ -15,12 +15,12 @@ const rabred_link_units_t rabred_default_intra = {
     .eager_bytes = 2048, .eager_mbs = 2480, .rndv_us = 1.91, .rndv_oneway_us = 1.49,
     .invalidate_mbs = 5240, .overwrite_mbs = 12100, .repeat = 1.21, .peer_us = 0,
     .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 2048, .shared_ports = 0,
-    .wire_us = 0};
+    .parallel_ports = 0, .wire_us = 0};
 const rabred_link_units_t rabred_default_inter = {
     .alpha_us = 2.0, .mbs = 10000, .oneway_alpha = 0.8, .oneway_beta = 1.0,
     .eager_bytes = 8192, .rndv_us = 3.0, .rndv_oneway_us = 3.0, .peer_us = 0, .repeat = 1,
     .duplex = 1, .aggregate_mbs = 0, .send_buffer_bytes = 8192, .shared_ports = 0,
-    .wire_us = 0};
+    .parallel_ports = 0, .wire_us = 0};
 
 rabred_model_t rabred_model_make_copy(const rabred_link_units_t *link, double reduce_mbs,
                                       double round_sync_us, double copy_mbs)
@@ -81,6 +81,7 @@ rabred_model_t rabred_model_make(const rabred_link_units_t *link, double reduce_
         .beta_rank = link->rank_mbs > 0 ? 1e-6 / link->rank_mbs : 0,
         .send_buffer = link->send_buffer_bytes > 0 ? link->send_buffer_bytes : 0,
         .shared_ports = link->shared_ports > 0,
+        .parallel_ports = link->shared_ports <= 0 && link->parallel_ports > 0,
         .wire = link->wire_us > 0 ? 1e-6 * (link->wire_us < link->alpha_us ? link->wire_us
                                                                            : link->alpha_us)
                                   : 0,
@@ -157,6 +158,7 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
      * (rabred_link_units_t.wire_us): a link without wire latency holds
      * all of its alpha */
     out->fair_share = shares_ports(book);
+    out->parallel_ports = local->parallel_ports;
     out->latency_overlaps = m->wire > 0 || local->wire > 0;
     out->overhead = alpha_on * (local->alpha - local->wire);
     if (NULL != book->node_of) {
@@ -174,7 +176,8 @@ static void sim_model(const rabred_pricebook_t *book, double alpha_on, double by
 static int beyond_turns(const rabred_pricebook_t *book)
 {
     const rabred_model_t *m = &book->model, *local = NULL != book->node_of ? &book->intra : m;
-    return m->shared_ports || m->wire > 0 || local->shared_ports || local->wire > 0;
+    return m->shared_ports || m->wire > 0 || local->shared_ports || local->wire > 0 ||
+           m->parallel_ports || local->parallel_ports;
 }
 
 /* Does one rank's plan keep at most one message on each of its ports at
@@ -817,7 +820,8 @@ static int same_model(const rabred_model_t *a, const rabred_model_t *b)
            a->cache_bytes == b->cache_bytes && a->eager_bytes == b->eager_bytes &&
            a->aggregate == b->aggregate && a->duplex == b->duplex && a->repeat == b->repeat &&
            a->beta_rank == b->beta_rank && a->send_buffer == b->send_buffer &&
-           a->shared_ports == b->shared_ports && a->wire == b->wire &&
+           a->shared_ports == b->shared_ports && a->parallel_ports == b->parallel_ports &&
+           a->wire == b->wire &&
            0 == memcmp(a->distance_beta, b->distance_beta, sizeof(a->distance_beta)) &&
            0 == memcmp(a->shift_beta, b->shift_beta, sizeof(a->shift_beta)) &&
            0 == memcmp(a->distance_alpha, b->distance_alpha, sizeof(a->distance_alpha)) &&

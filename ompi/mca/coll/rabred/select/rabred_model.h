@@ -85,6 +85,14 @@ typedef struct {
      * model).  rabred-calibrate sends two messages at once and times the
      * first's arrival: n beta (turns) or 2 n beta (shared) */
     double shared_ports;
+    /* 1: no port at all: each message a rank has in flight on this link
+     * moves at the link's full speed, as if alone (single-copy shared
+     * memory where every receiver copies for itself; SMPI's loopback
+     * inside a host).  A fan-out or fan-in of k messages then costs about
+     * one message, not k.  rabred-calibrate sends two messages at once and
+     * times the second's arrival: n beta here, 2 n beta otherwise.  Read
+     * only where shared_ports is 0 */
+    double parallel_ports;
     /* Of alpha_us, the wire latency, microseconds: the time of flight
      * (NICs, cables, switches) that a rank's messages in flight pay at
      * once.  The rest, LogP's overhead o, is per-message work that holds

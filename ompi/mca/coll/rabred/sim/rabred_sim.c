@@ -728,14 +728,18 @@ static void finish_message(sim_t *s, event_t e)
     int ends[2] = {msg->src, msg->dst};
     simrank_t *src = &s->ranks[msg->src], *dst = &s->ranks[msg->dst];
     double fa = msg->one_way ? s->model->f_alpha : 1.0, fb = msg->one_way ? s->model->f_beta : 1.0;
+    int inter = NULL != s->node_free &&
+                s->model->nodes->node_of[msg->src] != s->model->nodes->node_of[msg->dst];
+    int portless = s->model->parallel_ports && !inter;
     double start = e.ready;
-    start = src->out_free > start ? src->out_free : start;
-    start = dst->in_free > start ? dst->in_free : start;
+    if (!portless) {
+        start = src->out_free > start ? src->out_free : start;
+        start = dst->in_free > start ? dst->in_free : start;
+    }
     double latency = fa * s->model->alpha, overhead = s->model->overhead;
     double end = start + latency + fb * s->model->beta * (double)msg->len;
     double buffered = s->model->send_buffer * fb * s->model->beta;
-    if (NULL != s->node_free && s->model->nodes->node_of[msg->src] !=
-                                    s->model->nodes->node_of[msg->dst]) {
+    if (inter) {
         const rabred_sim_model_t *m = s->model;
         latency = fa * m->inter_alpha;
         overhead = m->inter_overhead;
@@ -745,8 +749,10 @@ static void finish_message(sim_t *s, event_t e)
     }
     /* overlapped latency: the ports are held for the overhead and the elements */
     overhead = overhead < latency ? overhead : latency;
-    double left = s->model->latency_overlaps ? end - latency + overhead : end;
-    src->out_free = dst->in_free = left;
+    double left = portless ? start : s->model->latency_overlaps ? end - latency + overhead : end;
+    if (!portless) {
+        src->out_free = dst->in_free = left;
+    }
     /* the send buffer frees a sender from its last round with messages
      * only (rabred_sim_model_t.send_buffer says why) */
     double released = src->round == src->last_xfer_round
@@ -1153,6 +1159,7 @@ void rabred_sim_model_default(rabred_sim_model_t *model)
     model->inter_rank_beta = 0;
     model->send_buffer = model->inter_send_buffer = 0;
     model->fair_share = 0;
+    model->parallel_ports = 0;
 }
 
 static int setup_rank(sim_t *s, int rank)
