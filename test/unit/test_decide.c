@@ -846,8 +846,68 @@ static void test_forced_fallback(void)
           ch.alg ? ch.alg->name : "previous", rabred_why_name(ch.why), ch.reason);
 }
 
+/* What auto picks for n bytes at p over a node map, the network's link and
+ * the node's (balanced, commutative). */
+static const rabred_alg_t *pick_nodes(const rabred_link_units_t *net,
+                                      const rabred_link_units_t *node, rabred_nodes_t *nodes,
+                                      int p, int64_t n)
+{
+    rabred_pricebooks_t books = {0};
+    rabred_model_t m = rabred_model_make(net, RABRED_DEFAULT_REDUCE_MBS, 0);
+    rabred_model_t in_node = rabred_model_make(node, RABRED_DEFAULT_REDUCE_MBS, 0);
+    const rabred_pricebook_t *book = NULL;
+    rabred_choice_t out = {0};
+    rabred_select_in_t in = {.coll = RABRED_COLL_ALLREDUCE, .call = {p, n / 8, 1, nodes},
+                             .root = -1, .bytes = n, .forced = RABRED_ALG_AUTO};
+    int rc = rabred_pricebooks_get_nodes(&books, RABRED_COLL_ALLREDUCE, p, 0, &m, &in_node,
+                                         nodes, &book);
+    in.book = book;
+    rc = RABRED_OK == rc ? rabred_select(&in, &out) : rc;
+    rabred_pricebooks_free(&books);
+    return RABRED_OK == rc ? out.alg : NULL;
+}
+
+/* parallel_ports moves the choice at a crossover it explains: 4 nodes of
+ * 16 ranks with bench/scale's nodes16 links as measured there (a
+ * 100 Gbit/s network link per node shared by its messages, 1 us; inside a
+ * node 10 GB/s, 0.2 us, all of it wire).  At 4 and 32 KiB: where the
+ * node's messages in flight move as if alone, node_leaders_direct (its
+ * three node phases each about one message) is the cheapest; where they
+ * take turns its leader's 15 broadcasts queue (15 n beta_i), and it is
+ * not.  (At 512 B those take 0.8 us with latency overlapped, and it is
+ * the cheapest either way.) */
+static void test_parallel_ports_term(void)
+{
+    int32_t node_of[64];
+    for (int r = 0; r < 64; r++) {
+        node_of[r] = r / 16;
+    }
+    rabred_nodes_t nodes = {4, node_of, NULL, NULL};
+    /* as bench/scale measures them: no handshake, sends below SMPI's
+     * detached threshold leave when posted */
+    rabred_link_units_t net = {.alpha_us = 1.00128, .mbs = 12500, .oneway_alpha = 1,
+                               .oneway_beta = 1, .repeat = 1, .duplex = 1,
+                               .send_buffer_bytes = 65535, .shared_ports = 1, .wire_us = 1.0};
+    rabred_link_units_t node = net;
+    node.alpha_us = node.wire_us = 0.2016;
+    node.mbs = 10000;
+    node.shared_ports = 0;
+    const rabred_alg_t *direct = rabred_table_by_name(RABRED_COLL_ALLREDUCE, "node_leaders_direct");
+    for (int64_t n = 4096; n <= 32768; n *= 8) {
+        node.parallel_ports = 0;
+        const rabred_alg_t *turns = pick_nodes(&net, &node, &nodes, 64, n);
+        node.parallel_ports = 1;
+        const rabred_alg_t *free_ports = pick_nodes(&net, &node, &nodes, 64, n);
+        CHECK(NULL != direct && free_ports == direct && NULL != turns && turns != direct,
+              "p = 64 on 4 nodes, %lld bytes: no ports picks %s, turns %s (want "
+              "node_leaders_direct, then another)",
+              (long long)n, free_ports ? free_ports->name : "none", turns ? turns->name : "none");
+    }
+}
+
 int main(void)
 {
+    test_parallel_ports_term();
     test_crossovers();
     test_terms_shift_choices();
     test_duplex_and_aggregate();
