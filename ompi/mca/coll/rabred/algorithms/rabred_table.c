@@ -43,6 +43,7 @@ static const rabred_alg_t *const reduce_algs[] = {
     &rabred_alg_reduce_node_leaders,
     &rabred_alg_reduce_node_lanes,
     &rabred_alg_reduce_node_chain,
+    &rabred_alg_reduce_node_leaders_direct,
 };
 
 static const rabred_alg_t *const *table(rabred_coll_t coll, int *size)

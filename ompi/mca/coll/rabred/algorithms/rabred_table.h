@@ -150,6 +150,7 @@ extern const rabred_alg_t rabred_alg_reduce_binary_tree;
 extern const rabred_alg_t rabred_alg_reduce_binary_blocks;
 extern const rabred_alg_t rabred_alg_reduce_pipeline;
 extern const rabred_alg_t rabred_alg_reduce_node_leaders;
+extern const rabred_alg_t rabred_alg_reduce_node_leaders_direct;
 extern const rabred_alg_t rabred_alg_reduce_node_lanes;
 extern const rabred_alg_t rabred_alg_reduce_node_chain;
 
