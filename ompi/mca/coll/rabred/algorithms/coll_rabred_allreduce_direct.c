@@ -21,7 +21,8 @@
  *   2 (p-1) (o + n/p beta) + 2 wire + (1 - 1/p) n gamma,
  * two latencies where recursive halving pays 2 lg p: short and middle
  * vectors at tens to hundreds of ranks on a fabric with little per-message
- * work (bench/scale/).  Every rank talks to every other (the peer term).
+ * work (bench/scale/).  Where a rank's messages hold no port at all
+ * (parallel_ports), a phase costs its slowest message, alpha + n/p beta.  Every rank talks to every other (the peer term).
  *
  * Limitations: count >= p (below it p - 1 slots of a block may not fit TMP
  * and TMP2; the plan then reduce-scatters in p - 1 ordered steps, slower
@@ -68,6 +69,10 @@ static double direct_phase(const rabred_model_t *m, int p, double block)
 {
     int exchanges = 0 == p % 2; /* the step k = p/2 */
     direct_step_t one_way = direct_step(m, block, 0), exchange = direct_step(m, block, 1);
+    if (m->parallel_ports) { /* no port: every step at once, the slowest decides */
+        direct_step_t last = exchanges ? exchange : one_way;
+        return last.held + last.wire;
+    }
     double last_wire = 2 == p ? exchange.wire : one_way.wire; /* step p - 1 */
     return (p - 1 - exchanges) * one_way.held + exchanges * exchange.held + last_wire;
 }
