@@ -711,7 +711,8 @@ for param in coll_rabred_priority coll_rabred_allreduce_algorithm \
              coll_rabred_inter_shift_alpha_us coll_rabred_reduce_far_mbs \
              coll_rabred_copy_far_mbs coll_rabred_core_cache_bytes \
              coll_rabred_intra_shared_ports coll_rabred_intra_wire_us \
-             coll_rabred_inter_shared_ports coll_rabred_inter_wire_us; do
+             coll_rabred_inter_shared_ports coll_rabred_inter_wire_us \
+             coll_rabred_intra_parallel_ports coll_rabred_inter_parallel_ports; do
     if grep -q "parameter \"$param\"" "$info_log"; then
         pass "ompi-info-$param"
     else
