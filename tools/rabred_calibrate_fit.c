@@ -28,7 +28,11 @@ static double slope(const double *t, const double *x, int i, int j)
 
 /* Time per byte of the large messages: the median of the slopes between
  * consecutive sizes among the largest four, so that one size caught in a
- * slow mode (a bimodal transport) does not set it. */
+ * slow mode (a bimodal transport) does not set it.  Where two of the
+ * three are caught (a machine busy with other work: the median came out
+ * negative for the intra-node link of 5 ranks on 2 cores while a build
+ * ran beside them), the chord across the four, which a slow mode in the
+ * middle sizes cannot turn negative; 0 when even that falls. */
 static double large_slope(const double *t, const double *x, int n)
 {
     double s[3];
@@ -36,11 +40,35 @@ static double large_slope(const double *t, const double *x, int n)
     for (int i = n - 1; i >= 1 && k < 3; i--) {
         s[k++] = slope(t, x, i - 1, i);
     }
+    double median = s[0];
     if (k < 3) {
-        return (s[0] + s[k - 1]) / 2;
+        median = (s[0] + s[k - 1]) / 2;
+    } else {
+        double lo = s[0] < s[1] ? s[0] : s[1], hi = s[0] < s[1] ? s[1] : s[0];
+        median = s[2] < lo ? lo : s[2] > hi ? hi : s[2];
     }
-    double lo = s[0] < s[1] ? s[0] : s[1], hi = s[0] < s[1] ? s[1] : s[0];
-    return s[2] < lo ? lo : s[2] > hi ? hi : s[2];
+    if (median > 0) {
+        return median;
+    }
+    double chord = slope(t, x, n - 1 - k, n - 1);
+    return chord > 0 ? chord : 0;
+}
+
+/* Latency at zero bytes: the smallest size less its bytes' time; where a
+ * slow mode made the slope so steep that this is not positive, the
+ * median of the three smallest sizes' (a busy machine's stray slope
+ * should not lose the link). */
+static double zero_bytes_latency(const double *t, const double *x, int n, double per_byte)
+{
+    double first = t[0] - x[0] * per_byte;
+    if (first > 0 || n < 3) {
+        return first;
+    }
+    double at[3];
+    for (int i = 0; i < 3; i++) {
+        at[i] = t[i] - x[i] * per_byte;
+    }
+    return rabred_median(at, 3);
 }
 
 /* How much step i -> i+1 of series t grows beyond what its bytes cost at
@@ -185,8 +213,8 @@ int rabred_cal_fit_link(const rabred_cal_link_t *measured, rabred_link_units_t *
     }
     rabred_link_units_t fit = *out;
     /* latencies at zero bytes: the smallest size less its bytes' time */
-    double alpha = m->exchange[0] - m->bytes[0] * beta;
-    double alpha_uni = m->oneway[0] - m->bytes[0] * beta_uni;
+    double alpha = zero_bytes_latency(m->exchange, m->bytes, m->n, beta);
+    double alpha_uni = zero_bytes_latency(m->oneway, m->bytes, m->n, beta_uni);
     if (!(alpha > 0) || !(alpha_uni > 0)) {
         return -1;
     }

@@ -105,6 +105,18 @@ static void test_synthetic(void)
     CHECK(0 == rabred_cal_fit_link(&m, &got) && close_to(got.mbs, ib.mbs, 0.02),
           "one slow size set the bandwidth: %g MB/s", got.mbs);
 
+    /* two of the largest four caught (a busy machine): the slopes'
+     * median is negative, the chord across the four is not, and the link
+     * is kept with about its bandwidth */
+    synthesize(&ib, &m);
+    m.exchange[m.n - 2] *= 3;
+    m.exchange[m.n - 4] *= 3;
+    got = ib;
+    CHECK(0 == rabred_cal_fit_link(&m, &got) && got.mbs > ib.mbs / 2 && got.mbs < 2 * ib.mbs &&
+              got.alpha_us > 0,
+          "two slow sizes lost the link or its bandwidth: %g MB/s, alpha %g us", got.mbs,
+          got.alpha_us);
+
     /* a cache cliff at 2 MiB is not a protocol switch */
     synthesize(&shm, &m);
     for (int i = 0; i < m.n; i++) {
