@@ -35,7 +35,7 @@ static double slope(const double *t, const double *x, int i, int j)
  * middle sizes cannot turn negative; 0 when even that falls. */
 static double large_slope(const double *t, const double *x, int n)
 {
-    double s[3];
+    double s[3] = {0, 0, 0};
     int k = 0;
     for (int i = n - 1; i >= 1 && k < 3; i--) {
         s[k++] = slope(t, x, i - 1, i);
@@ -302,10 +302,32 @@ double rabred_cal_send_buffer_bytes(const rabred_link_units_t *fit, double bytes
     return left < bytes ? left : bytes;
 }
 
+/* A size leans the ring's way: slower in most samples, by 10 % of the
+ * exchange round and by more than the floor. */
+static int ring_leans(double excess_s, double pairs_s, int slower, int samples, double floor_s)
+{
+    return 2 * slower > samples && excess_s > 0.1 * pairs_s && excess_s > floor_s;
+}
+
+int rabred_cal_sign_test(int slower, int samples)
+{
+    if (samples <= 0 || samples > 1000 || slower < 0 || slower > samples) {
+        return 0;
+    }
+    /* P(X >= slower) for X ~ Binomial(samples, 1/2), in logs */
+    double tail = 0;
+    for (int j = slower; j <= samples; j++) {
+        tail += exp(lgamma(samples + 1.0) - lgamma(j + 1.0) - lgamma(samples - j + 1.0) -
+                    samples * log(2.0));
+    }
+    return tail < RABRED_CAL_SIGN_LEVEL;
+}
+
 int rabred_cal_ring_pays(double excess_s, double pairs_s, int slower, int samples,
                          double floor_s)
 {
-    return slower >= samples - samples / 5 && excess_s > 0.1 * pairs_s && excess_s > floor_s;
+    return ring_leans(excess_s, pairs_s, slower, samples, floor_s) &&
+           rabred_cal_sign_test(slower, samples);
 }
 
 double rabred_cal_refine_switch(double lo, double hi, int steps,
@@ -330,19 +352,20 @@ int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const
                               double *switch_bytes, double *cross_us)
 {
     double excess[RABRED_CAL_MAX_SIZES];
-    int from = n;
+    int from = n, pooled = 0;
     *switch_bytes = *cross_us = 0;
     for (int i = n - 1; i >= 0 && i >= n - RABRED_CAL_MAX_SIZES; i--) {
-        if (!rabred_cal_ring_pays(excess_s[i], pairs_s[i], slower[i], samples, floor_s)) {
+        if (!ring_leans(excess_s[i], pairs_s[i], slower[i], samples, floor_s)) {
             break;
         }
         from = i;
+        pooled += slower[i];
     }
     int k = 0;
     for (int i = from; i < n; i++) {
         excess[k++] = excess_s[i];
     }
-    if (0 == k) {
+    if (0 == k || !rabred_cal_sign_test(pooled, k * samples)) {
         return 0;
     }
     *switch_bytes = from > 0 ? bytes[from - 1] : bytes[0] / 2;

@@ -118,21 +118,32 @@ double rabred_cal_duplex_rounds(double ring_s, double pairs_s, double sync_s, do
  * peer), so that a slow moment of the machine slows both: `excess_s[i]`
  * the median over samples of ring - exchange, `pairs_s[i]` the exchange
  * round's median, `slower[i]` in how many of the `samples` the ring took
- * longer.  A size pays when the ring took longer in all samples but a
- * fifth (a sign test: 9 of 11 happen by chance 3 % of the time, 6 of 7
- * 6 %) and its excess is above 10 % of the exchange round and above
+ * longer.  A size leans the ring's way when the ring took longer in most
+ * samples and its excess is above 10 % of the exchange round and above
  * `floor_s` (a latency, what per-message noise adds).  The ring's switch
- * is the first size from which every larger one pays too (a protocol
- * switch stays switched): *switch_bytes the size before it (bytes[0] / 2
- * when the first pays), *cross_us the median excess of the sizes from it,
- * in microseconds.  Returns how many sizes that is; 0 (and both 0) when
- * the largest does not pay. */
+ * is the first size from which every larger one leans too (a protocol
+ * switch stays switched), and the handshake counts only when the samples
+ * of those sizes together pass the sign test (rabred_cal_sign_test: one
+ * size of 11 samples needs 9 slower, two 16 of 22, three 23 of 33; on 8
+ * ranks sharing 2 cores single sizes read 7-8 of 11 where the sizes
+ * around them read 10-11, bench/results/calibrate-20261207b):
+ * *switch_bytes the size before it (bytes[0] / 2 when the first leans),
+ * *cross_us the median excess of the sizes from it, in microseconds.
+ * Returns how many sizes that is; 0 (and both 0) when the largest does
+ * not lean or the count could be chance. */
 int rabred_cal_ring_handshake(const double *bytes, const double *excess_s, const double *pairs_s,
                               const int *slower, int samples, int n, double floor_s,
                               double *switch_bytes, double *cross_us);
 
-/* Does one size of the ring handshake's scan pay (the test
- * rabred_cal_ring_handshake applies to each size)? */
+/* The sign test's level: the chance that the ring comes out slower in
+ * `slower` of `samples` or more when it is not (one-sided binomial tail)
+ * must be below it.  3.5 %: 9 of 11 samples pass (3.3 %), 8 do not. */
+#define RABRED_CAL_SIGN_LEVEL 0.035
+int rabred_cal_sign_test(int slower, int samples);
+
+/* Does one size of the ring handshake's scan pay on its own (it leans the
+ * ring's way, and its own samples pass the sign test)?  The bisection of
+ * the switch asks it of each midpoint. */
 int rabred_cal_ring_pays(double excess_s, double pairs_s, int slower, int samples,
                          double floor_s);
 
