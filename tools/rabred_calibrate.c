@@ -840,7 +840,8 @@ typedef struct {
     double scan_excess[RABRED_CAL_MAX_SIZES]; /* median of ring - pairs, sample by sample */
     int scan_slower[RABRED_CAL_MAX_SIZES];    /* samples where the ring took longer */
     double ring_switch;           /* the ring's protocol switch (bytes); 0: none seen */
-    int switch_from_ring;         /* the link's eager_bytes is the ring's switch */
+    int switch_from_ring;         /* the link's eager_bytes is the ring's switch: 1 where
+                                   * ping-pong found none, 2 where it refines ping-pong's */
     int nodes, have_peer;
     double sync_us, peer_us, aggregate_mbs, duplex;
     int peer_link;                /* the link the rounds cross */
@@ -1108,6 +1109,15 @@ static void measure_ring_handshake(result_t *r, const link_t *ring_link, char *b
     if (!(fit->eager_bytes > 0) && cross_us > 0) {
         fit->eager_bytes = switch_bytes;
         r->switch_from_ring = 1;
+    } else if (cross_us > 0 && switch_bytes > fit->eager_bytes &&
+               switch_bytes < 2 * fit->eager_bytes) {
+        /* ping-pong's sizes double, so its switch is "above eager_bytes,
+         * at most twice it"; the ring's bisection found the same switch
+         * to an eighth of that octave (61440 where ping-pong said 32768
+         * over TCP, whose limit is 64 KiB less a header), and the model
+         * charges the handshakes to every message above eager_bytes */
+        fit->eager_bytes = switch_bytes;
+        r->switch_from_ring = 2;
     }
 }
 
@@ -1290,7 +1300,7 @@ static void summary_link(FILE *f, const link_t *l)
             l->name, u->oneway_alpha);
     fprintf(f, "| `coll_rabred_%s_oneway_beta` | %.3g | | one-way slope / exchange slope |\n",
             l->name, u->oneway_beta);
-    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | the size before the step that grows most against its time, one-way and exchange (or, where they show none, the ring rounds' switch below) |\n",
+    fprintf(f, "| `coll_rabred_%s_eager_bytes` | %.0f | | the size before the step that grows most against its time, one-way and exchange (or the ring rounds' switch below, where they show none or it lies within the step they show) |\n",
             l->name, u->eager_bytes);
     fprintf(f, "| `coll_rabred_%s_rndv_us` | %.3g us | | that step's excess over its bytes, exchange |\n",
             l->name, u->rndv_us);
@@ -1385,7 +1395,10 @@ static void summary_ring_scan(FILE *f, const result_t *r)
                "sample by sample | samples where the ring took longer |\n"
                "|---:|---:|---:|---:|---:|\n",
             scan_ranks_text(), l->name, r->ring_switch,
-            r->switch_from_ring ? " (the link's eager_bytes: ping-pong showed no switch)" : "");
+            1 == r->switch_from_ring   ? " (the link's eager_bytes: ping-pong showed no switch)"
+            : 2 == r->switch_from_ring ? " (the link's eager_bytes: ping-pong's switch, to within "
+                                         "its octave)"
+                                       : "");
     for (int i = 0; i < r->nscan; i++) {
         fprintf(f, "| %.0f | %.1f | %.1f | %.1f | %d of %d |\n", r->scan_bytes[i],
                 1e6 * r->scan_ring[i].median, 1e6 * r->scan_pairs[i].median,
