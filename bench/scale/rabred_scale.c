@@ -359,7 +359,7 @@ static int run_variant(const bench_t *bn, const rabred_alg_t *alg, buffers_t *b)
     return NULL != alg ? run_rabred(bn, alg, b) : run_library(bn, b);
 }
 
-/* rabred's simulator's price of alg under the same one-link model. */
+/* rabred's simulator's price of alg under the same model (flow-level). */
 static double simulated(const bench_t *bn, const rabred_alg_t *alg, int64_t count)
 {
     const options_t *o = bn->o;
@@ -389,6 +389,10 @@ static double simulated(const bench_t *bn, const rabred_alg_t *alg, int64_t coun
         model.inter_overhead = model.overhead;
         model.overhead = 1e-6 * o->intra_overhead_us;
     }
+    /* the link inside a node (the only link with one rank per host) may
+     * have no ports: SMPI's loopback moves each message as if alone */
+    model.parallel_ports = (int)(NULL != call.nodes ? o->intra.parallel_ports
+                                                    : o->inter.parallel_ports);
     rabred_sim_result_t res;
     if (RABRED_OK != rabred_simulate(&call, &model, &res) || !res.ok) {
         return -1;

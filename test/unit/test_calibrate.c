@@ -253,7 +253,7 @@ static void test_ring_handshake(void)
               "recorded scan %d: %d sizes, switch %g B (want 32768), handshake %g us (want %g)",
               k, n, sw, cross, want[k]);
     }
-    /* 8 of 16 ranks on the emulated cluster (calibrate-20261207b run 5):
+    /* 8 of 16 ranks on the emulated cluster (bench/results/calibrate-20261207b/half-5):
      * 7, 10 and 8 of 11 from 64 KiB; 64 KiB's 594 us is under 10 % of
      * its round, so the two above it (18 of 22) give the term */
     const double half_ring[3][4] = {{65536, 10341.0, 593.8, 7},

@@ -594,19 +594,27 @@ static void test_parallel_ports(void)
     turns.inter_beta = 3;
     rabred_sim_model_t parallel = turns;
     parallel.parallel_ports = 1;
+    /* the flow-level engine (bench/scale's cross-check) the same: a flow
+     * on a link without ports moves as if alone */
+    rabred_sim_model_t shared = turns, shared_parallel = parallel;
+    shared.fair_share = shared_parallel.fair_share = 1;
     struct {
         const rabred_nodes_t *nodes;
         const rabred_sim_model_t *model;
         double want;
-    } cases[] = {{NULL, &parallel, 1.25}, {NULL, &turns, 8.75},
-                 {&two, &parallel, 4.5},  {&two, &turns, 7.5}};
+    } cases[] = {{NULL, &parallel, 1.25},       {NULL, &turns, 8.75},
+                 {&two, &parallel, 4.5},        {&two, &turns, 7.5},
+                 {NULL, &shared_parallel, 1.25}, {NULL, &shared, 8.75},
+                 {&two, &shared_parallel, 4.5}, {&two, &shared, 7.5}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         rabred_sim_model_t m = *cases[i].model;
         m.nodes = cases[i].nodes;
         double t = sim_time("node_leaders_direct", 8, cases[i].nodes, n, &m);
-        CHECK(fabs(t - cases[i].want * n) < 1e-9 * n, "node_leaders_direct p=8, %s, %s: %g n, want %g n",
+        CHECK(fabs(t - cases[i].want * n) < 1e-9 * n,
+              "node_leaders_direct p=8, %s, %s%s: %g n, want %g n",
               cases[i].nodes ? "2 nodes of 4" : "one node",
-              cases[i].model->parallel_ports ? "no ports" : "turns", t / n, cases[i].want);
+              cases[i].model->parallel_ports ? "no ports" : "ports",
+              cases[i].model->fair_share ? ", shared" : ", in turns", t / n, cases[i].want);
     }
 }
 

@@ -248,6 +248,8 @@ typedef struct {
     int32_t recv_xfer; /* receiver's transfer (plan index), for full mode */
     uint8_t sent, received, one_way;
     uint8_t detached;  /* fair_share: its sender left it when posting it */
+    uint8_t released;  /* fair_share: its sender left it when the rest fitted the
+                        * send buffer (flow_t.release_left) */
     uint8_t early_ends; /* fair_share: 1 its sender, 2 its receiver counted it done
                          * when it left the ports (a round leading a joined one) */
 } msg_t;
@@ -583,6 +585,7 @@ static int post_half(sim_t *s, int rank, uint64_t word, int64_t len, int32_t xi,
         msg->sent = 1;
         msg->one_way = (uint8_t)(word & CW_ONE_WAY);
         msg->detached = (uint8_t)leaves_at_once(s, rank, peer, len);
+        msg->released = 0;
         msg->seq = s->seq++;
         s->ctx.res->messages++;
         s->ctx.res->elements_sent += len;
@@ -788,7 +791,7 @@ static void finish_message(sim_t *s, event_t e)
  * there are brought up to date and given their new rate; an end event
  * of an older rate is void (its version is behind). */
 enum { PORT_OUT, PORT_IN, PORT_NODE_OUT, PORT_NODE_IN, NPORTS };
-enum { FLOW_END, FLOW_DELIVER };
+enum { FLOW_END, FLOW_DELIVER, FLOW_RELEASE };
 
 typedef struct flow_s {
     double left;          /* fraction still to move */
@@ -796,6 +799,8 @@ typedef struct flow_s {
     double since;         /* when `left` was brought up to date */
     double alone[2];      /* seconds alone: on the rank's ports, on the nodes' link (0: none) */
     double latency;       /* after the last element (latency not held) */
+    double release_left;  /* the sender leaves when this fraction is left (the
+                           * send buffer's share of it); 0: at the end */
     int32_t port[NPORTS]; /* -1: not used */
     int32_t prev[NPORTS], next[NPORTS];
     uint32_t version;
@@ -852,10 +857,12 @@ static inline double queue_top(const sim_t *s)
     return s->nheap > 0 && s->heap[0].ready < t ? s->heap[0].ready : t;
 }
 
-/* Flow f's rate now: the least of its ports' equal shares. */
+/* Flow f's rate now: the least of its ports' equal shares; a flow on no
+ * rank port (a link without ports, rabred_sim_model_t.parallel_ports)
+ * moves as if alone there. */
 static double flow_rate(const sim_t *s, const flow_t *f)
 {
-    double rate = INFINITY;
+    double rate = f->port[PORT_OUT] < 0 && f->alone[0] > 0 ? 1.0 / f->alone[0] : INFINITY;
     for (int k = 0; k < NPORTS; k += 2) {
         if (f->port[k] < 0 || !(f->alone[k / 2] > 0)) {
             continue;
@@ -877,6 +884,10 @@ static void flow_rerate(sim_t *s, int32_t i, double t)
     f->version++;
     fheap_push(s, (fevent_t){t + (isinf(f->rate) ? 0.0 : f->left / f->rate), i, FLOW_END,
                              f->version});
+    if (f->release_left > 0 && f->left > f->release_left && !isinf(f->rate)) {
+        fheap_push(s, (fevent_t){t + (f->left - f->release_left) / f->rate, i, FLOW_RELEASE,
+                                 f->version});
+    }
 }
 
 /* The flows on a port all use it as the same kind k (the port numbers of
@@ -916,6 +927,25 @@ static void port_unlink(sim_t *s, int32_t i, int k)
     s->port_count[f->port[k]]--;
 }
 
+static void flow_left(sim_t *s, int32_t mi, double t, double arrive);
+
+/* The share of a message left when its sender may leave it: a send larger
+ * than the send buffer returns once the rest fits there (TCP's socket
+ * buffer: a 4 MiB MPI_Send returned with 0.97 MB to go), in its rank's
+ * last round with messages and outside a joined group, as
+ * sender_released does when taking turns; 0: at its end. */
+static double release_share(const sim_t *s, const msg_t *msg, int inter)
+{
+    const rabred_sim_model_t *m = s->model;
+    const simrank_t *src = &s->ranks[msg->src];
+    double buffer = inter ? m->inter_send_buffer : m->send_buffer;
+    if (msg->detached || !(buffer > 0) || (double)msg->len <= buffer ||
+        src->round != src->last_xfer_round || src->leads_joined) {
+        return 0.0;
+    }
+    return buffer / (double)msg->len;
+}
+
 /* A matched message starts flowing at its ready time. */
 static void flow_start(sim_t *s, event_t e)
 {
@@ -942,11 +972,13 @@ static void flow_start(sim_t *s, event_t e)
     f->alone[0] = held + fb * own_beta * (double)msg->len;
     f->alone[1] = inter ? node_overhead(m) + fb * m->inter_beta * (double)msg->len : 0.0;
     f->latency = latency - held;
+    f->release_left = release_share(s, msg, inter);
     f->left = 1.0;
     f->rate = 0.0;
     f->since = e.ready;
-    f->port[PORT_OUT] = msg->src;
-    f->port[PORT_IN] = p + msg->dst;
+    int portless = m->parallel_ports && !inter; /* as finish_message's */
+    f->port[PORT_OUT] = portless ? -1 : msg->src;
+    f->port[PORT_IN] = portless ? -1 : p + msg->dst;
     f->port[PORT_NODE_OUT] = inter ? 2 * p + nodes->node_of[msg->src] : -1;
     f->port[PORT_NODE_IN] = inter ? 2 * p + nodes->nnodes + nodes->node_of[msg->dst] : -1;
     for (int k = 0; k < NPORTS; k++) {
@@ -958,6 +990,12 @@ static void flow_start(sim_t *s, event_t e)
         if (f->port[k] >= 0) {
             port_rerate(s, f->port[k], k, e.ready);
         }
+    }
+    if (portless) {
+        /* on no port its rate is its own, and it holds nothing: a joined
+         * round's next messages start at once, as taking turns */
+        flow_rerate(s, e.msg, e.ready);
+        flow_left(s, e.msg, e.ready, e.ready + f->alone[0] + f->latency);
     }
 }
 
@@ -986,7 +1024,8 @@ static void end_done(sim_t *s, int rank, double t)
 static void flow_deliver(sim_t *s, int32_t mi, double t)
 {
     msg_t *msg = &s->msgs[mi];
-    int src = msg->src, dst = msg->dst, waited = !msg->detached, early = msg->early_ends;
+    int src = msg->src, dst = msg->dst, early = msg->early_ends;
+    int waited = !msg->detached && !msg->released;
     if (s->with_data) {
         s->ctx.rc = rabred_sim_data_deliver(s->data, dst, msg->recv_xfer, mi);
     }
@@ -1012,7 +1051,9 @@ static void flow_left(sim_t *s, int32_t mi, double t, double arrive)
 {
     msg_t *msg = &s->msgs[mi];
     int ends[2] = {msg->src, msg->dst};
-    msg->early_ends = (uint8_t)((!msg->detached && s->ranks[ends[0]].leads_joined ? 1 : 0) |
+    msg->early_ends = (uint8_t)((!msg->detached && !msg->released && s->ranks[ends[0]].leads_joined
+                                     ? 1
+                                     : 0) |
                                 (s->ranks[ends[1]].leads_joined ? 2 : 0));
     for (int k = 0; k < 2; k++) {
         simrank_t *r = &s->ranks[ends[k]];
@@ -1038,9 +1079,12 @@ static void flow_end(sim_t *s, int32_t i, double t)
             port_rerate(s, f->port[k], k, t);
         }
     }
+    int portless = f->port[PORT_OUT] < 0; /* it left at its start (flow_start) */
     if (f->latency > 0) {
         fheap_push(s, (fevent_t){t + f->latency, i, FLOW_DELIVER, 0});
-        flow_left(s, i, t, t + f->latency);
+        if (!portless) {
+            flow_left(s, i, t, t + f->latency);
+        }
     } else {
         flow_deliver(s, i, t);
     }
@@ -1072,7 +1116,12 @@ static void run_flows(sim_t *s)
         fevent_t e = fheap_pop(s);
         if (FLOW_DELIVER == e.kind) {
             flow_deliver(s, e.msg, e.t);
-        } else if (e.version == s->flows[e.msg].version) {
+        } else if (e.version != s->flows[e.msg].version) {
+            continue; /* of an older rate */
+        } else if (FLOW_RELEASE == e.kind) {
+            s->msgs[e.msg].released = 1;
+            end_done(s, s->msgs[e.msg].src, e.t);
+        } else {
             flow_end(s, e.msg, e.t);
         }
     }

@@ -91,11 +91,12 @@ typedef struct {
      * two children at once then gets neither's message out before 2 n
      * beta, where in turn the first is out at n beta. */
     int fair_share;
-    /* 1 (with fair_share 0): messages inside a node (every message without
-     * a node map) hold no port: each starts once matched and takes its
-     * time as if alone, however many its ranks have in flight (a
-     * receiver copying for itself from shared memory; SMPI's loopback).
-     * A joined round's next one starts at once. */
+    /* 1: messages inside a node (every message without a node map) hold
+     * no port: each starts once matched and takes its time as if alone,
+     * however many its ranks have in flight (a receiver copying for
+     * itself from shared memory; SMPI's loopback).  Taking turns, a
+     * joined round's next one starts at once; with fair_share, such a
+     * flow shares no rank port (its nodes' links still, between nodes). */
     int parallel_ports;
 } rabred_sim_model_t;
 
