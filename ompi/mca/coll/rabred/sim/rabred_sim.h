@@ -87,7 +87,9 @@ typedef struct {
      * as TCP connections and a flow-level network (SimGrid's SMPI) do;
      * and a send of at most the send buffer's elements leaves its sender
      * when posted, in every round (an eager copy; SMPI's detached sends),
-     * so a rank's next sends join it on the port.  A parent sending to
+     * so a rank's next sends join it on the port; a larger one, in the
+     * rank's last round with messages, once the rest fits the buffer
+     * (TCP's socket buffer, as without fair_share).  A parent sending to
      * two children at once then gets neither's message out before 2 n
      * beta, where in turn the first is out at n beta. */
     int fair_share;
