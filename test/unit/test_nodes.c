@@ -618,8 +618,38 @@ static void test_parallel_ports(void)
     }
 }
 
+/* A send larger than the send buffer releases its sender once the rest
+ * fits, in both engines: MPI_Reduce's binomial tree at p = 2, beta 1,
+ * n elements, the leaf's one send; the ranks' mean is (n + leaf) / 2. */
+static void test_send_released(void)
+{
+    const int64_t n = 1000;
+    const rabred_alg_t *alg = rabred_table_by_name(RABRED_COLL_REDUCE, "binomial");
+    rabred_sim_call_t call = {alg->build, 2, 0, n, 1, 0, 0, 1, NULL, NULL};
+    struct {
+        double buffer, leaf; /* the leaf leaves at `leaf` n */
+    } cases[] = {{0, 1}, {250, 0.75}, {1000, 0}, {4000, 0}};
+    for (int share = 0; share < 2; share++) {
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+            rabred_sim_model_t m;
+            rabred_sim_model_default(&m);
+            m.alpha = m.gamma = 0;
+            m.fair_share = share;
+            m.send_buffer = cases[i].buffer;
+            rabred_sim_result_t res;
+            int rc = rabred_simulate(&call, &m, &res);
+            double want = (1 + cases[i].leaf) / 2 * (double)n;
+            CHECK(RABRED_OK == rc && res.ok && fabs(res.avg_elapsed - want) < 1e-9 * n,
+                  "binomial reduce p=2, buffer %g of %lld, %s: mean %g, want %g",
+                  cases[i].buffer, (long long)n, share ? "shared" : "in turns",
+                  res.avg_elapsed, want);
+        }
+    }
+}
+
 int main(void)
 {
+    test_send_released();
     test_parallel_ports();
     test_latency_overlaps();
     test_fair_share();
