@@ -919,9 +919,6 @@ static void measure_latencies(result_t *r, const link_t *ring_link, int sends_fi
     r->nlatency = slower ? r->far_classes : 0;
 }
 
-/* Rounds per sample of the scan at a size whose one-way message takes
- * oneway_s: two when that is above a millisecond, else enough that every
- * rank's step comes round several times. */
 /* Does the ring handshake's scan run on every other rank of the rounds? */
 static int scan_half(void)
 {
@@ -935,11 +932,14 @@ static const char *scan_ranks_text(void)
     if (!scan_half()) {
         return round_ranks_text();
     }
-    snprintf(text, sizeof(text), "%d of the %s (every other one)", (g_nround + 1) / 2,
+    snprintf(text, sizeof(text), "%d ranks, every other one of %s", (g_nround + 1) / 2,
              round_ranks_text());
     return text;
 }
 
+/* Rounds per sample of the scan at a size whose one-way message takes
+ * oneway_s: two when that is above a millisecond, else enough that every
+ * rank's step comes round several times. */
 static int scan_rounds(double oneway_s)
 {
     return oneway_s > 1e-3 ? 2 : 4 * (g_nround - 1);

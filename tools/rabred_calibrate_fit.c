@@ -40,13 +40,7 @@ static double large_slope(const double *t, const double *x, int n)
     for (int i = n - 1; i >= 1 && k < 3; i--) {
         s[k++] = slope(t, x, i - 1, i);
     }
-    double median = s[0];
-    if (k < 3) {
-        median = (s[0] + s[k - 1]) / 2;
-    } else {
-        double lo = s[0] < s[1] ? s[0] : s[1], hi = s[0] < s[1] ? s[1] : s[0];
-        median = s[2] < lo ? lo : s[2] > hi ? hi : s[2];
-    }
+    double median = k < 3 ? (s[0] + s[k - 1]) / 2 : rabred_median(s, 3);
     if (median > 0) {
         return median;
     }
