@@ -255,6 +255,11 @@ def detail_table(rows, coll, p, balanced):
     return '\n'.join(out)
 
 
+def over_line(r, key, near, slack_us):
+    """Is the cell's ratio `key` over `near`, and by more than `slack_us`?"""
+    return r[key] > near and (r[key] - 1) * r['best_tuned_us'] > slack_us
+
+
 def within_summary(rows, near=1.05, slack_us=0.02):
     """How many cells are within `near` (or `slack_us`, where that is more)
     of the best tuned algorithm, and the worst ratio, for rabred:auto and
@@ -271,8 +276,7 @@ def within_summary(rows, near=1.05, slack_us=0.02):
         for coll in ('both', 'allreduce', 'reduce'):
             cells = [r for r in rows if r.get(key) and coll in ('both', r['coll'])]
             if cells:
-                within = sum(r[key] <= near or (r[key] - 1) * r['best_tuned_us'] <= slack_us
-                             for r in cells)
+                within = sum(not over_line(r, key, near, slack_us) for r in cells)
                 out.append('| %s | %s | %d | %d (%.0f%%) | %.2f |'
                            % (name, coll, len(cells), within, 100.0 * within / len(cells),
                               max(r[key] for r in cells)))
@@ -290,11 +294,11 @@ def noise_summary(rows, near=1.05, slack_us=0.02):
             ('auto_over_best_tuned', 'auto_fastest_over_best_tuned', 'rabred:auto'),
             ('profile_over_best_tuned', 'profile_fastest_over_best_tuned', 'rabred:profile')):
         for coll in ('both', 'allreduce', 'reduce'):
-            cells = [r for r in rows if r.get(key) and coll in ('both', r['coll'])
-                     and r[key] > near and (r[key] - 1) * r['best_tuned_us'] > slack_us]
-            if any(r.get(key) and coll in ('both', r['coll']) for r in rows):
+            cells = [r for r in rows if r.get(key) and coll in ('both', r['coll'])]
+            if cells:
+                over = [r for r in cells if over_line(r, key, near, slack_us)]
                 out.append('| %s | %s | %d | %d |' % (
-                    name, coll, len(cells), sum(r[fastest] > near for r in cells)))
+                    name, coll, len(over), sum(r[fastest] > near for r in over)))
     return out
 
 
