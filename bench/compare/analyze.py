@@ -284,8 +284,9 @@ def within_summary(rows, near=1.05, slack_us=0.02):
 
 
 def noise_summary(rows, near=1.05, slack_us=0.02):
-    """Of the cells over `near` by the median, how many stay over it in
-    the variant's fastest round: the misses the round-to-round noise does
+    """Of the cells over the line by the median (over_line: `near` and
+    `slack_us`), how many stay over it in the variant's fastest round:
+    the misses the round-to-round noise does
     not explain (on a shared machine one slow round of three can carry a
     median over the line)."""
     out = ['| variant / best tuned | collective | cells over %.2fx | of them, also the fastest round |'
@@ -298,7 +299,7 @@ def noise_summary(rows, near=1.05, slack_us=0.02):
             if cells:
                 over = [r for r in cells if over_line(r, key, near, slack_us)]
                 out.append('| %s | %s | %d | %d |' % (
-                    name, coll, len(over), sum(r[fastest] > near for r in over)))
+                    name, coll, len(over), sum(over_line(r, fastest, near, slack_us) for r in over)))
     return out
 
 
