@@ -870,8 +870,9 @@ static void check(const coll_t *c, const variant_t *v, const double *rbuf, int c
  * it left: with shuffled rounds a variant still follows the same one by
  * chance (in confirm16m-p9-11-20261125 rabred:auto ran right after
  * tuned:default in 3 of 5 rounds), and a ring right after tuned:default
- * took 4-5% longer (bench/results/order-20261122; plausibly TCP's
- * congestion window restarting on connections tuned:default left idle).
+ * took 4-5% longer (bench/results/order-20261122; not TCP's window
+ * restart after idle: turning it off in every host changed no plan's
+ * time, bench/results/slow-start-20261207).
  * Outside the counters' and timer's window of rabred:auto. */
 /* One rank's seconds for `iters` back-to-back calls (MODE_LATENCY): one
  * barrier before the block, no poisoning or checking inside it (the
