@@ -1284,24 +1284,37 @@ static void csv_line(const coll_t *c, const options_t *o, size_t bytes,
     fflush(g_csv);
 }
 
-/* The order of round r: a permutation of the nv variants drawn from the
- * counter-based mix64 of r alone, so every rank computes the same one.  A
- * fixed cyclic order (round r starting at variant r) gave every variant
- * the same predecessor in every round: rabred:auto always ran right after
- * tuned:default, whose algorithm leaves the ring's connections idle for
- * up to seconds at 4 MiB, and a variant's time can depend on what the
- * links and TCP connections just carried. */
-static void round_order(int r, int nv, int *order)
+/* The order of round r of one cell (collective, size, p): a permutation
+ * of the nv variants drawn from the counter-based mix64 of those alone,
+ * so every rank computes the same one.  A fixed cyclic order (round r
+ * starting at variant r) gave every variant the same predecessor in every
+ * round: rabred:auto always ran right after tuned:default, whose
+ * algorithm leaves the ring's connections idle for up to seconds at
+ * 4 MiB, and a variant's time can depend on what the links and TCP
+ * connections just carried.  Orders drawn from r alone repeated in every
+ * cell of a grid, so one variant's place after a slow one (auto second in
+ * round 0, right after Bruck, in every cell of
+ * bench/results/slow-start-20261207) was the same bias everywhere; with
+ * the cell in the draw it is noise across cells instead. */
+static void round_order(int r, uint64_t cell, int nv, int *order)
 {
     for (int j = 0; j < nv; j++) {
         order[j] = j;
     }
-    for (int j = nv - 1; j > 0; j--) { /* Fisher-Yates, draws from mix64 of (r, j) */
-        int i = (int)(mix64((uint64_t)(r + 1) << 32 ^ (uint64_t)j) % (uint64_t)(j + 1));
+    uint64_t base = mix64(cell) ^ (uint64_t)(r + 1) << 32;
+    for (int j = nv - 1; j > 0; j--) { /* Fisher-Yates, draws from mix64 of (cell, r, j) */
+        int i = (int)(mix64(base ^ (uint64_t)j) % (uint64_t)(j + 1));
         int t = order[i];
         order[i] = order[j];
         order[j] = t;
     }
+}
+
+/* What names one cell of a grid for round_order: the collective, the
+ * size and the number of ranks. */
+static uint64_t cell_of(const coll_t *c, size_t bytes)
+{
+    return mix64((uint64_t)bytes ^ (uint64_t)g_size << 48 ^ (uint64_t)c->kind << 60);
 }
 
 /* One size: calibrate every variant (checking its results), then `rounds`
@@ -1329,7 +1342,7 @@ static void bench_size(coll_t *c, const options_t *o, int sidx, size_t bytes,
     measured_skips(c, o, sidx, bytes, sbuf, rbuf);
     for (int r = 0; r < o->rounds; r++) {
         int order[MAX_VARIANTS];
-        round_order(r, c->nv, order);
+        round_order(r, cell_of(c, bytes), c->nv, order);
         for (int j = 0; j < c->nv; j++) {
             int k = order[j];
             variant_t *v = &c->v[k];
