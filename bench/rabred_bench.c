@@ -1301,9 +1301,8 @@ static void round_order(int r, uint64_t cell, int nv, int *order)
     for (int j = 0; j < nv; j++) {
         order[j] = j;
     }
-    uint64_t base = mix64(cell) ^ (uint64_t)(r + 1) << 32;
     for (int j = nv - 1; j > 0; j--) { /* Fisher-Yates, draws from mix64 of (cell, r, j) */
-        int i = (int)(mix64(base ^ (uint64_t)j) % (uint64_t)(j + 1));
+        int i = (int)(mix64(cell ^ (uint64_t)(r + 1) << 32 ^ (uint64_t)j) % (uint64_t)(j + 1));
         int t = order[i];
         order[i] = order[j];
         order[j] = t;
@@ -1311,7 +1310,8 @@ static void round_order(int r, uint64_t cell, int nv, int *order)
 }
 
 /* What names one cell of a grid for round_order: the collective, the
- * size and the number of ranks. */
+ * size and the number of ranks, mixed so that neighbouring cells draw
+ * unrelated orders. */
 static uint64_t cell_of(const coll_t *c, size_t bytes)
 {
     return mix64((uint64_t)bytes ^ (uint64_t)g_size << 48 ^ (uint64_t)c->kind << 60);
